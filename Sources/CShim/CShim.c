@@ -1,0 +1,73 @@
+#include "CShim.h"
+
+#include <alsa/asoundlib.h>
+#include <errno.h>
+#include <libavutil/log.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+
+int CShim_ioctl(int fd, unsigned long request, void *argument) {
+    int result;
+    do {
+        result = ioctl(fd, request, argument);
+    } while (result == -1 && errno == EINTR);
+    return result;
+}
+
+const unsigned long CShim_VIDIOC_QUERYCAP = VIDIOC_QUERYCAP;
+const unsigned long CShim_VIDIOC_ENUM_FMT = VIDIOC_ENUM_FMT;
+const unsigned long CShim_VIDIOC_ENUM_FRAMESIZES = VIDIOC_ENUM_FRAMESIZES;
+const unsigned long CShim_VIDIOC_ENUM_FRAMEINTERVALS = VIDIOC_ENUM_FRAMEINTERVALS;
+const unsigned long CShim_VIDIOC_G_FMT = VIDIOC_G_FMT;
+const unsigned long CShim_VIDIOC_G_PARM = VIDIOC_G_PARM;
+const unsigned long CShim_VIDIOC_QUERYCTRL = VIDIOC_QUERYCTRL;
+const unsigned long CShim_VIDIOC_QUERY_EXT_CTRL = VIDIOC_QUERY_EXT_CTRL;
+const unsigned long CShim_VIDIOC_QUERYMENU = VIDIOC_QUERYMENU;
+const unsigned long CShim_VIDIOC_G_CTRL = VIDIOC_G_CTRL;
+const unsigned long CShim_VIDIOC_G_EXT_CTRLS = VIDIOC_G_EXT_CTRLS;
+const unsigned long CShim_VIDIOC_G_INPUT = VIDIOC_G_INPUT;
+const unsigned long CShim_VIDIOC_ENUMINPUT = VIDIOC_ENUMINPUT;
+
+// Set once at start-up, before any library call can log; read from any thread afterwards.
+static CShim_log_sink av_sink;
+static CShim_log_sink alsa_sink;
+
+static void av_log_trampoline(void *avcl, int level, const char *fmt, va_list args) {
+    if (level > av_log_get_level() || av_sink == NULL) return;
+    char line[1024];
+    int print_prefix = 1;
+    av_log_format_line2(avcl, level, fmt, args, line, sizeof line, &print_prefix);
+    size_t length = strlen(line);
+    while (length > 0 && (line[length - 1] == '\n' || line[length - 1] == '\r')) line[--length] = 0;
+    if (length > 0) av_sink(level, line);
+}
+
+void CShim_install_av_log_sink(CShim_log_sink sink) {
+    av_sink = sink;
+    av_log_set_callback(av_log_trampoline);
+}
+
+static void alsa_log_trampoline(const char *file, int line, const char *function, int err,
+                                const char *fmt, ...) {
+    (void)file; (void)line;
+    if (alsa_sink == NULL) return;
+    char text[1024];
+    va_list args;
+    va_start(args, fmt);
+    int used = snprintf(text, sizeof text, "ALSA: %s: ", function ? function : "?");
+    if (used < 0) used = 0;
+    if ((size_t)used < sizeof text) vsnprintf(text + used, sizeof text - used, fmt, args);
+    va_end(args);
+    if (err != 0) {
+        size_t length = strlen(text);
+        snprintf(text + length, sizeof text - length, ": %s", snd_strerror(err));
+    }
+    alsa_sink(AV_LOG_ERROR, text);
+}
+
+void CShim_install_alsa_log_sink(CShim_log_sink sink) {
+    alsa_sink = sink;
+    snd_lib_error_set_handler(alsa_log_trampoline);
+}

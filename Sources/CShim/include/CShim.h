@@ -1,0 +1,34 @@
+#ifndef CSHIM_H
+#define CSHIM_H
+
+#include <linux/videodev2.h>
+#include <stdint.h>
+
+// ioctl(2) is variadic, which Swift cannot call. Retries on EINTR.
+int CShim_ioctl(int fd, unsigned long request, void *argument);
+
+// The VIDIOC_* request numbers are built by function-like macros (_IOWR), which Swift does not
+// import; these constants carry their values.
+extern const unsigned long CShim_VIDIOC_QUERYCAP;
+extern const unsigned long CShim_VIDIOC_ENUM_FMT;
+extern const unsigned long CShim_VIDIOC_ENUM_FRAMESIZES;
+extern const unsigned long CShim_VIDIOC_ENUM_FRAMEINTERVALS;
+extern const unsigned long CShim_VIDIOC_G_FMT;
+extern const unsigned long CShim_VIDIOC_G_PARM;
+extern const unsigned long CShim_VIDIOC_QUERYCTRL;
+extern const unsigned long CShim_VIDIOC_QUERY_EXT_CTRL;
+extern const unsigned long CShim_VIDIOC_QUERYMENU;
+extern const unsigned long CShim_VIDIOC_G_CTRL;
+extern const unsigned long CShim_VIDIOC_G_EXT_CTRLS;
+extern const unsigned long CShim_VIDIOC_G_INPUT;
+extern const unsigned long CShim_VIDIOC_ENUMINPUT;
+
+/// Receives one formatted log line (without its trailing newline) from FFmpeg or libasound.
+typedef void (*CShim_log_sink)(int level, const char *line);
+
+// av_log_set_callback and snd_lib_error_set_handler take variadic or va_list callbacks, which
+// Swift cannot write; these install C callbacks that format the line and hand it to `sink`.
+void CShim_install_av_log_sink(CShim_log_sink sink);
+void CShim_install_alsa_log_sink(CShim_log_sink sink);
+
+#endif

@@ -1,0 +1,4 @@
+/// Enumerates ALSA capture PCMs. (Being written: returns nothing yet.)
+enum ALSADiscovery {
+    static func capturePCMs() -> [Device] { [] }
+}

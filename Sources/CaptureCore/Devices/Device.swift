@@ -1,0 +1,158 @@
+/// One camera, microphone or other capture-related node, as `capture list` shows it.
+///
+/// A value type: it describes what was found at listing time and holds no open handle.
+/// Its JSON form (snake_case keys) is the documented `capture list --json` schema.
+public struct Device: Codable, Hashable, Sendable {
+    /// What the device carries.
+    public enum Kind: String, Codable, Sendable { case video, audio }
+    /// Which API opens it.
+    public enum API: String, Codable, Sendable { case v4l2, alsa, pulse, test, lavfi }
+
+    /// The position among cameras (video) or microphones (audio), as `--video N` / `--audio N`
+    /// take it; nil for nodes that are not capture devices (shown with `--all`).
+    public var index: Int?
+    /// The device argument that opens it: `/dev/video0`, `hw:CARD=Loopback,DEV=1`, `pulse:NAME`, `test`.
+    public var name: String
+    public var kind: Kind
+    public var api: API
+    /// `camera`, `microphone`, `monitor` (a PulseAudio sink monitor), or for V4L2 nodes that are
+    /// not cameras: `video-output`, `metadata-capture`, `metadata-output`, `vbi-capture`,
+    /// `vbi-output`, `radio`, `sdr`, `touch`, `subdev`, `other`.
+    public var role: String
+    /// A name for people: card name, PCM description, PulseAudio description.
+    public var description: String
+    /// The device `capture record` uses when none is named, or the server's default source.
+    public var isDefault: Bool
+    /// True for built-in test sources and PCMs that are not hardware (dsnoop, pulse, null).
+    public var isVirtual: Bool
+    /// Whether the current user may open it.
+    public var accessible: Bool
+    /// Why it is not accessible ("permission denied: ..."), nil when it is.
+    public var reason: String?
+    /// Devices of one physical device (a webcam's camera and microphone) share this id.
+    public var group: String?
+    public var v4l2: V4L2Details?
+    public var alsa: ALSADetails?
+    public var pulse: PulseDetails?
+
+    public init(
+        index: Int? = nil, name: String, kind: Kind, api: API, role: String, description: String,
+        isDefault: Bool = false, isVirtual: Bool = false, accessible: Bool = true,
+        reason: String? = nil, group: String? = nil, v4l2: V4L2Details? = nil,
+        alsa: ALSADetails? = nil, pulse: PulseDetails? = nil
+    ) {
+        self.index = index
+        self.name = name
+        self.kind = kind
+        self.api = api
+        self.role = role
+        self.description = description
+        self.isDefault = isDefault
+        self.isVirtual = isVirtual
+        self.accessible = accessible
+        self.reason = reason
+        self.group = group
+        self.v4l2 = v4l2
+        self.alsa = alsa
+        self.pulse = pulse
+    }
+}
+
+/// What VIDIOC_QUERYCAP and sysfs say about a V4L2 node.
+public struct V4L2Details: Codable, Hashable, Sendable {
+    public var path: String
+    /// A `/dev/v4l/by-id` (or else `by-path`) link to the node, when udev made one.
+    public var stablePath: String?
+    public var card: String
+    public var driver: String
+    public var busInfo: String
+    /// True when the node captures through the multiplanar API only.
+    public var multiplanar: Bool
+    /// The capabilities of the whole physical device (`capabilities`), as v4l2-ctl names them.
+    public var capabilities: [String]
+    /// The capabilities of this node (`device_caps`), which decide its role.
+    public var deviceCaps: [String]
+
+    public init(
+        path: String, stablePath: String?, card: String, driver: String, busInfo: String,
+        multiplanar: Bool, capabilities: [String], deviceCaps: [String]
+    ) {
+        self.path = path
+        self.stablePath = stablePath
+        self.card = card
+        self.driver = driver
+        self.busInfo = busInfo
+        self.multiplanar = multiplanar
+        self.capabilities = capabilities
+        self.deviceCaps = deviceCaps
+    }
+}
+
+/// An ALSA capture PCM: a card's device, or a PCM from the ALSA configuration.
+public struct ALSADetails: Codable, Hashable, Sendable {
+    /// Card number, nil for configuration PCMs that name no card.
+    public var cardIndex: Int?
+    public var cardID: String?
+    public var cardName: String?
+    /// PCM device number on the card.
+    public var device: Int?
+    public var deviceName: String?
+    public var subdevicesAvailable: Int?
+    public var subdevicesTotal: Int?
+    /// The `plughw:` form, which converts format, rate and channels in ALSA.
+    public var plugName: String?
+
+    public init(
+        cardIndex: Int? = nil, cardID: String? = nil, cardName: String? = nil, device: Int? = nil,
+        deviceName: String? = nil, subdevicesAvailable: Int? = nil, subdevicesTotal: Int? = nil,
+        plugName: String? = nil
+    ) {
+        self.cardIndex = cardIndex
+        self.cardID = cardID
+        self.cardName = cardName
+        self.device = device
+        self.deviceName = deviceName
+        self.subdevicesAvailable = subdevicesAvailable
+        self.subdevicesTotal = subdevicesTotal
+        self.plugName = plugName
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case cardIndex = "card_index", cardID = "card_id", cardName = "card_name", device
+        case deviceName = "device_name", subdevicesAvailable = "subdevices_available"
+        case subdevicesTotal = "subdevices_total", plugName = "plug_name"
+    }
+}
+
+/// A PulseAudio source as the server describes it.
+public struct PulseDetails: Codable, Hashable, Sendable {
+    /// The server's source name, as `pulse:NAME` takes it.
+    public var source: String
+    /// True for the monitor of a sink (what the speakers play), not a microphone.
+    public var monitor: Bool
+    /// Sample spec, e.g. "s16le 2ch 44100Hz".
+    public var sampleSpec: String
+    /// Channel map, e.g. "front-left,front-right".
+    public var channelMap: String
+
+    public init(source: String, monitor: Bool, sampleSpec: String, channelMap: String) {
+        self.source = source
+        self.monitor = monitor
+        self.sampleSpec = sampleSpec
+        self.channelMap = channelMap
+    }
+}
+
+/// Everything `capture list` found. JSON: `{"cameras": [...], "microphones": [...], "other": [...]}`.
+public struct DeviceList: Codable, Hashable, Sendable {
+    public var cameras: [Device]
+    public var microphones: [Device]
+    /// V4L2 nodes that are not cameras; filled only when asked for (`--all`).
+    public var other: [Device]
+
+    public init(cameras: [Device], microphones: [Device], other: [Device]) {
+        self.cameras = cameras
+        self.microphones = microphones
+        self.other = other
+    }
+}

@@ -1,0 +1,40 @@
+/// Finds every camera and microphone: V4L2 nodes, ALSA capture PCMs, PulseAudio sources and the
+/// built-in test sources.
+///
+/// Nothing is opened for streaming; V4L2 nodes are opened only for VIDIOC_QUERYCAP, ALSA cards
+/// through the control interface. Safe to call from any thread.
+public enum DeviceDiscovery {
+    /// Lists the devices of the kinds asked for.
+    ///
+    /// - Parameters:
+    ///   - includeOther: also return V4L2 nodes that are not cameras (`--all`).
+    ///   - video: include cameras.
+    ///   - audio: include microphones.
+    /// - Returns: cameras and microphones numbered from 0 in the order `--video N` / `--audio N`
+    ///   count them: hardware first (cameras by node number), the built-in test sources last.
+    public static func list(includeOther: Bool = false, video: Bool = true, audio: Bool = true) -> DeviceList {
+        var cameras: [Device] = []
+        var other: [Device] = []
+        if video {
+            for node in V4L2Discovery.nodes() {
+                if node.role == "camera" { cameras.append(node) } else if includeOther { other.append(node) }
+            }
+            cameras.append(TestSources.video)
+        }
+        var microphones: [Device] = []
+        if audio {
+            microphones = ALSADiscovery.capturePCMs() + PulseDiscovery.sources()
+            microphones.append(TestSources.audio)
+        }
+        number(&cameras)
+        number(&microphones)
+        // With no name given, `record` takes the first real camera; audio defaults are decided
+        // by ALSA's and PulseAudio's own configuration.
+        if let first = cameras.indices.first, cameras[first].api == .v4l2 { cameras[first].isDefault = true }
+        return DeviceList(cameras: cameras, microphones: microphones, other: other)
+    }
+
+    private static func number(_ devices: inout [Device]) {
+        for i in devices.indices { devices[i].index = i }
+    }
+}

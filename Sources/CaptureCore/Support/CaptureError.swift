@@ -1,0 +1,68 @@
+/// A failure the user acts on: each case has one exit code and one line that names the device or
+/// file, the cause, and the fix where one is known.
+///
+/// The exit codes follow sysexits(3), as the README's table documents.
+public enum CaptureError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The command line is wrong (exit 64).
+    case usage(String)
+    /// No device of that name (exit 66). `valid` lists names that would work.
+    case deviceNotFound(device: String, valid: [String], hint: String?)
+    /// The device exists but cannot do what was asked: format, size, rate, channels (exit 69).
+    case notSupported(device: String, reason: String)
+    /// The output file exists and `--force` was not given (exit 73).
+    case outputExists(path: String)
+    /// The output file cannot be created (exit 73).
+    case cannotCreate(path: String, reason: String)
+    /// Reading the device or writing the file failed while recording; the file is finalized up to
+    /// there (exit 74).
+    case io(subject: String, reason: String)
+    /// Another process holds the device (exit 75). `holder` names it when it can be found.
+    case busy(device: String, holder: String?)
+    /// The user may not open the device (exit 77). `group` is the group that grants access.
+    case permissionDenied(device: String, group: String?)
+    /// Anything else (exit 1).
+    case failed(String)
+
+    /// The process exit status for this error.
+    public var exitCode: Int32 {
+        switch self {
+        case .usage: 64
+        case .deviceNotFound: 66
+        case .notSupported: 69
+        case .outputExists, .cannotCreate: 73
+        case .io: 74
+        case .busy: 75
+        case .permissionDenied: 77
+        case .failed: 1
+        }
+    }
+
+    /// One line for the user, without the `Error: ` prefix.
+    public var description: String {
+        switch self {
+        case .usage(let message):
+            return message
+        case .deviceNotFound(let device, let valid, let hint):
+            var line = "\(device): no such device"
+            if let hint { line += "; \(hint)" }
+            line += valid.isEmpty ? "" : ". Valid devices: \(valid.joined(separator: ", "))"
+            return line
+        case .notSupported(let device, let reason):
+            return "\(device): \(reason)"
+        case .outputExists(let path):
+            return "\(path): file exists; use --force to overwrite it or choose another name"
+        case .cannotCreate(let path, let reason):
+            return "\(path): cannot create the output file: \(reason)"
+        case .io(let subject, let reason):
+            return "\(subject): \(reason)"
+        case .busy(let device, let holder):
+            let by = holder.map { " by \($0)" } ?? ""
+            return "\(device): device is busy (in use\(by)); stop the other program and try again"
+        case .permissionDenied(let device, let group):
+            let fix = group.map { "; join the '\($0)' group (sudo usermod -aG \($0) $USER, then log in again)" } ?? ""
+            return "\(device): permission denied\(fix)"
+        case .failed(let message):
+            return message
+        }
+    }
+}

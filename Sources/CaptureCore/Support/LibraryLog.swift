@@ -1,0 +1,55 @@
+internal import CFFmpeg
+internal import CShim
+import Foundation
+import Synchronization
+
+/// Collects what FFmpeg and libasound log, so it never reaches the user raw: the last error line is
+/// folded into our own error messages, and `verbose` echoes every line to stderr.
+///
+/// Thread-safe: FFmpeg logs from any thread (reader threads, encoder threads).
+public final class LibraryLog: Sendable {
+    /// The one log of the process; FFmpeg's and libasound's callbacks are process-wide too.
+    public static let shared = LibraryLog()
+
+    private struct State {
+        var verbose = false
+        var lastError: String?
+    }
+    private let state = Mutex(State())
+
+    private init() {}
+
+    /// Routes FFmpeg's log (`av_log_set_callback`) and libasound's (`snd_lib_error_set_handler`)
+    /// here. Call once at start-up, before opening any device.
+    ///
+    /// - Parameter verbose: also print every line to stderr, as `--verbose` asks.
+    public func install(verbose: Bool) {
+        state.withLock { $0.verbose = verbose }
+        // Without --verbose, FFmpeg need not even format its informational lines.
+        av_log_set_level(verbose ? AV_LOG_VERBOSE : AV_LOG_WARNING)
+        CShim_install_av_log_sink { level, line in
+            guard let line else { return }
+            LibraryLog.shared.record(level: level, line: String(cString: line))
+        }
+        CShim_install_alsa_log_sink { level, line in
+            guard let line else { return }
+            LibraryLog.shared.record(level: level, line: String(cString: line))
+        }
+    }
+
+    func record(level: Int32, line: String) {
+        let verbose = state.withLock { state in
+            if level <= AV_LOG_ERROR { state.lastError = line }
+            return state.verbose
+        }
+        if verbose { FileHandle.standardError.write(Data((line + "\n").utf8)) }
+    }
+
+    /// The last error line logged since the previous call, and forgets it.
+    public func takeLastError() -> String? {
+        state.withLock { state in
+            defer { state.lastError = nil }
+            return state.lastError
+        }
+    }
+}

@@ -1,0 +1,123 @@
+import CaptureCore
+
+/// One option of a command: a flag (`--json`) or an option with a value (`--duration <seconds>`).
+struct OptionSpec {
+    /// Long name with dashes, e.g. `--duration`.
+    var name: String
+    /// Short name with a dash, e.g. `-h`, if any.
+    var short: String?
+    /// The value's placeholder (`seconds`); nil for a flag.
+    var value: String?
+    var help: String
+    /// Shown as `(default: ...)` at the end of the help line.
+    var defaultValue: String?
+
+    static func flag(_ name: String, short: String? = nil, help: String) -> OptionSpec {
+        OptionSpec(name: name, short: short, value: nil, help: help, defaultValue: nil)
+    }
+    static func option(_ name: String, _ value: String, help: String, default d: String? = nil) -> OptionSpec {
+        OptionSpec(name: name, short: nil, value: value, help: help, defaultValue: d)
+    }
+
+    /// `--duration <seconds>` or `--json`.
+    var synopsis: String { value.map { "\(name) <\($0)>" } ?? name }
+}
+
+/// One positional argument, e.g. `<device>`.
+struct ArgumentSpec {
+    var name: String
+    var help: String
+    var optional = false
+}
+
+/// What a command takes and how it describes itself; help text and errors are made from it.
+struct CommandSpec {
+    var name: String
+    var abstract: String
+    var discussion: String? = nil
+    var arguments: [ArgumentSpec] = []
+    var options: [OptionSpec] = []
+    var subcommands: [CommandSpec] = []
+    /// The full command path, e.g. `capture list`.
+    var path: String { name == "capture" ? name : "capture \(name)" }
+}
+
+/// The command line after parsing: flags given, option values, positionals in order.
+struct ParsedArguments {
+    var flags: Set<String> = []
+    var values: [String: String] = [:]
+    var positionals: [String] = []
+    var helpRequested = false
+
+    func flag(_ name: String) -> Bool { flags.contains(name) }
+    func value(_ name: String) -> String? { values[name] }
+}
+
+/// A usage error: printed as `Error: ...`, the usage line and a pointer to `--help`; exit 64.
+struct UsageError: Error {
+    var message: String
+    var command: CommandSpec
+}
+
+/// Parses `arguments` (without the command names) against `spec`, the way swift-argument-parser
+/// does: `--name value`, `--name=value`, `-h`/`--help`, `--` ends options; the last of a repeated
+/// option wins.
+///
+/// - Throws: `UsageError` for an unknown option, a missing or unexpected value, a missing or
+///   extra positional argument.
+func parse(_ arguments: [String], as spec: CommandSpec) throws(UsageError) -> ParsedArguments {
+    var result = ParsedArguments()
+    var rest = arguments[...]
+    var optionsEnded = false
+    while let argument = rest.popFirst() {
+        if optionsEnded || !argument.hasPrefix("-") || argument == "-" || isNegativeNumber(argument) {
+            result.positionals.append(argument)
+            continue
+        }
+        if argument == "--" {
+            optionsEnded = true
+            continue
+        }
+        if argument == "-h" || argument == "--help" {
+            result.helpRequested = true
+            continue
+        }
+        let (name, inline) = splitInlineValue(argument)
+        guard let option = spec.options.first(where: { $0.name == name || $0.short == name }) else {
+            throw UsageError(message: "Unknown option '\(name)'", command: spec)
+        }
+        if option.value == nil {
+            if inline != nil {
+                throw UsageError(message: "The flag '\(option.name)' does not take a value", command: spec)
+            }
+            result.flags.insert(option.name)
+        } else if let inline {
+            result.values[option.name] = inline
+        } else if let next = rest.first, !next.hasPrefix("-") || isNegativeNumber(next) {
+            result.values[option.name] = next
+            rest = rest.dropFirst()
+        } else {
+            throw UsageError(message: "Missing value for '\(option.synopsis)'", command: spec)
+        }
+    }
+    if result.helpRequested { return result }
+    let required = spec.arguments.filter { !$0.optional }.count
+    if result.positionals.count < required {
+        let missing = spec.arguments[result.positionals.count]
+        throw UsageError(message: "Missing expected argument '<\(missing.name)>'", command: spec)
+    }
+    if result.positionals.count > spec.arguments.count {
+        let extra = result.positionals[spec.arguments.count]
+        throw UsageError(message: "Unexpected argument '\(extra)'", command: spec)
+    }
+    return result
+}
+
+private func splitInlineValue(_ argument: String) -> (String, String?) {
+    guard argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") else { return (argument, nil) }
+    return (String(argument[..<equals]), String(argument[argument.index(after: equals)...]))
+}
+
+private func isNegativeNumber(_ text: String) -> Bool {
+    text.count > 1 && text.hasPrefix("-") && Double(text.dropFirst()) != nil
+}

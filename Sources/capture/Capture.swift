@@ -1,0 +1,118 @@
+import CaptureCore
+import Foundation
+
+/// A subcommand: parsed, validated in `init`, then run.
+protocol Command {
+    static var spec: CommandSpec { get }
+    /// Validates the parsed command line. Throws `UsageError` (exit 64) or `CaptureError`.
+    init(_ arguments: ParsedArguments) throws
+    /// Does the work; returns the exit status.
+    func run() throws -> Int32
+}
+
+let toolVersion = "0.1.0"
+
+@main
+enum Capture {
+    static var commands: [any Command.Type] { [ListCommand.self, ProbeCommand.self] }
+
+    static var spec: CommandSpec {
+        CommandSpec(
+        name: "capture",
+        abstract: "List, probe and record cameras and microphones.",
+        discussion: """
+            EXIT STATUS:
+              0   success (also a recording stopped by SIGINT, SIGTERM or SIGHUP once its file
+                  was finalized)
+              1   other failure
+              64  usage error
+              66  device not found
+              69  the device cannot do what was asked (format, size, rate, channels)
+              73  the output exists (without --force) or cannot be created
+              74  I/O error while recording (device lost or stalled, disk full); the file is
+                  finalized up to there
+              75  device busy
+              77  permission denied
+            """,
+        options: [.flag("--version", help: "Show the version of capture and of the libraries it uses.")],
+        subcommands: commands.map { $0.spec }
+        )
+    }
+
+    static func main() {
+        let status = run(Array(CommandLine.arguments.dropFirst()))
+        fflush(nil)
+        exit(status)
+    }
+
+    static func run(_ arguments: [String]) -> Int32 {
+        guard let first = arguments.first else {
+            printError(Help.text(spec))
+            return 64
+        }
+        if first == "--version" {
+            print(versionText())
+            return 0
+        }
+        if first == "-h" || first == "--help" {
+            print(Help.text(spec), terminator: "")
+            return 0
+        }
+        if first == "help" {
+            guard let name = arguments.dropFirst().first else {
+                print(Help.text(spec), terminator: "")
+                return 0
+            }
+            guard let command = commands.first(where: { $0.spec.name == name }) else {
+                return usageFailure(UsageError(message: "Unknown subcommand '\(name)'", command: spec))
+            }
+            print(Help.text(command.spec), terminator: "")
+            return 0
+        }
+        guard let command = commands.first(where: { $0.spec.name == first }) else {
+            let what = first.hasPrefix("-") ? "option" : "subcommand"
+            return usageFailure(UsageError(message: "Unknown \(what) '\(first)'", command: spec))
+        }
+        do {
+            let parsed = try parse(Array(arguments.dropFirst()), as: command.spec)
+            if parsed.helpRequested {
+                print(Help.text(command.spec), terminator: "")
+                return 0
+            }
+            LibraryLog.shared.install(verbose: parsed.flag("--verbose"))
+            return try command.init(parsed).run()
+        } catch let error as UsageError {
+            return usageFailure(error)
+        } catch let error as CaptureError {
+            if case .usage(let message) = error {
+                return usageFailure(UsageError(message: message, command: command.spec))
+            }
+            printError("Error: \(error)\n")
+            return error.exitCode
+        } catch {
+            printError("Error: \(error)\n")
+            return 1
+        }
+    }
+
+    static func versionText() -> String {
+        var lines = ["capture \(toolVersion)", "FFmpeg \(LibraryVersions.ffmpeg)"]
+        lines += LibraryVersions.libraries.map { "\($0.name) \($0.version)" }
+        return lines.joined(separator: "\n")
+    }
+
+    static func usageFailure(_ error: UsageError) -> Int32 {
+        printError(Help.usageError(error))
+        return 64
+    }
+}
+
+/// Writes to stderr unbuffered, so errors show even if the process dies next.
+func printError(_ text: String) {
+    FileHandle.standardError.write(Data(text.utf8))
+}
+
+extension OptionSpec {
+    static let verbose = OptionSpec.flag("--verbose", help: "Show what FFmpeg and ALSA log.")
+    static let json = OptionSpec.flag("--json", help: "Print JSON instead of text.")
+}

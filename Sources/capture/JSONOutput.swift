@@ -1,0 +1,10 @@
+import Foundation
+
+/// Prints a value as the documented JSON: snake_case keys, sorted, pretty, slashes unescaped.
+func printJSON<T: Encodable>(_ value: T) throws {
+    let encoder = JSONEncoder()
+    encoder.keyEncodingStrategy = .convertToSnakeCase
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    let data = try encoder.encode(value)
+    print(String(decoding: data, as: UTF8.self))
+}
