@@ -5,25 +5,37 @@ struct ProbeCommand: Command {
     static let spec = CommandSpec(
         name: "probe",
         abstract: "Show every mode of a camera or every format of a microphone, without recording.",
-        arguments: [ArgumentSpec(name: "device", help: "A device name or index from 'capture list' (test, /dev/video0, hw:CARD=PCH,DEV=0, pulse:NAME, lavfi:GRAPH).")],
+        arguments: [
+            ArgumentSpec(
+                name: "device",
+                help: "A device name or index from 'capture list' (test, /dev/video0, hw:CARD=PCH,DEV=0, pulse:NAME, lavfi:GRAPH).")
+        ],
         options: [
             .json,
-            .flag("--audio", help: "Read an index as a microphone index (default: camera index)."),
+            .flag("--audio", help: "Take the device as a microphone: an index counts microphones, 'test' is the test tone."),
             .verbose,
         ]
     )
 
     var device: DeviceName
     var json: Bool
-    var audio: Bool
+    var kind: Device.Kind
 
     init(_ arguments: ParsedArguments) throws {
         device = try DeviceName(parsing: arguments.positionals[0])
         json = arguments.flag("--json")
-        audio = arguments.flag("--audio")
+        // ALSA and PulseAudio names can only be microphones.
+        switch device {
+        case .alsa, .pulse: kind = .audio
+        default: kind = arguments.flag("--audio") ? .audio : .video
+        }
     }
 
     func run() throws -> Int32 {
-        throw CaptureError.failed("probe: not implemented yet")
+        let resolved = try DeviceResolver.resolve(device, kind: kind)
+        switch resolved.api {
+        case .v4l2, .alsa, .pulse, .test, .lavfi:
+            throw CaptureError.failed("\(resolved.name): probing \(resolved.api.rawValue) devices is not written yet")
+        }
     }
 }

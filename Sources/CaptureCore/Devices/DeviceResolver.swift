@@ -1,0 +1,44 @@
+/// Turns a device argument into the device it names, or the error the user needs.
+public enum DeviceResolver {
+    /// Looks `name` up as a device of `kind`.
+    ///
+    /// An index counts cameras (`.video`) or microphones (`.audio`) as `capture list` numbers them.
+    /// A path is checked as a V4L2 node, an ALSA name against the cards and the ALSA configuration,
+    /// a `pulse:` name against the server.
+    ///
+    /// - Returns: the device, as `capture list` would show it.
+    /// - Throws: `CaptureError.deviceNotFound` (66) listing the valid names, with a hint to use
+    ///   `pulse:` for a PulseAudio-style name given as ALSA; `.permissionDenied` (77);
+    ///   `.notSupported` (69) for a node that is not a capture device of that kind.
+    public static func resolve(_ name: DeviceName, kind: Device.Kind) throws(CaptureError) -> Device {
+        switch name {
+        case .test:
+            return kind == .video ? TestSources.video : TestSources.audio
+        case .lavfi(let graph):
+            return Device(
+                name: name.description, kind: kind, api: .lavfi, role: kind == .video ? "camera" : "microphone",
+                description: "lavfi \(graph)", isVirtual: true)
+        case .index(let index):
+            let list = DeviceDiscovery.list(video: kind == .video, audio: kind == .audio)
+            let devices = kind == .video ? list.cameras : list.microphones
+            guard devices.indices.contains(index) else {
+                throw .deviceNotFound(
+                    device: "\(kind == .video ? "camera" : "microphone") \(index)",
+                    valid: devices.map { "\($0.index ?? 0) (\($0.name))" }, hint: nil)
+            }
+            return devices[index]
+        case .v4l2(let path):
+            return try V4L2Discovery.device(path: path)
+        case .alsa(let pcm):
+            do {
+                return try ALSADiscovery.device(pcm: pcm)
+            } catch .deviceNotFound(let device, let valid, nil) where name.looksLikePulseSource {
+                throw .deviceNotFound(
+                    device: device, valid: valid,
+                    hint: "this looks like a PulseAudio source name: use pulse:\(pcm)")
+            }
+        case .pulse(let source):
+            return try PulseDiscovery.device(source: source)
+        }
+    }
+}
