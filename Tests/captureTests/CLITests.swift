@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+
+/// The command line as a user meets it: help, version, usage errors and exit codes.
+@Suite struct CLITests {
+    @Test(arguments: ["list", "probe"])
+    func helpIsTheSameThreeWays(subcommand: String) throws {
+        let short = try BuiltBinary.run([subcommand, "-h"])
+        let long = try BuiltBinary.run([subcommand, "--help"])
+        let viaHelp = try BuiltBinary.run(["help", subcommand])
+        #expect(short.status == 0)
+        #expect(short.stdout.hasPrefix("OVERVIEW: "))
+        #expect(short.stdout.contains("\nUSAGE: capture \(subcommand)"))
+        #expect(short.stdout.contains("\nOPTIONS:\n"))
+        #expect(short.stdout == long.stdout)
+        #expect(short.stdout == viaHelp.stdout)
+        #expect(short.stderr.isEmpty)
+    }
+
+    @Test func rootHelpListsSubcommandsAndExitCodes() throws {
+        let result = try BuiltBinary.run(["--help"])
+        #expect(result.status == 0)
+        for word in ["SUBCOMMANDS:", "  list ", "  probe ", "EXIT STATUS:", "  66  device not found", "  77  permission denied"] {
+            #expect(result.stdout.contains(word), "missing \(word)")
+        }
+    }
+
+    @Test func versionNamesTheLinkedLibraries() throws {
+        let result = try BuiltBinary.run(["--version"])
+        #expect(result.status == 0)
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first?.hasPrefix("capture ") == true)
+        for library in ["libavdevice", "libavformat", "libavcodec", "libswscale", "libswresample", "libavutil", "libasound"] {
+            // Each with a dotted version, e.g. "libavdevice 59.7.100".
+            #expect(lines.contains { $0.range(of: "^\(library) [0-9]+\\.[0-9]+\\.[0-9]+", options: .regularExpression) != nil })
+        }
+    }
+
+    @Test(arguments: [
+        (["list", "--bogus"], "Error: Unknown option '--bogus'", "Usage: capture list"),
+        (["frobnicate"], "Error: Unknown subcommand 'frobnicate'", "Usage: capture <subcommand>"),
+        (["probe"], "Error: Missing expected argument '<device>'", "Usage: capture probe"),
+        (["probe", "a", "b"], "Error: Unexpected argument 'b'", "Usage: capture probe"),
+        (["list", "--video-only", "--audio-only"], "Error: --video-only and --audio-only exclude each other", "Usage: capture list"),
+        (["probe", "v4l2:"], "Error: 'v4l2:': missing the name after 'v4l2:'", "Usage: capture probe"),
+    ])
+    func usageErrorsExit64WithUsageLine(arguments: [String], error: String, usage: String) throws {
+        let result = try BuiltBinary.run(arguments)
+        #expect(result.status == 64)
+        #expect(result.stdout.isEmpty)
+        let lines = result.stderr.split(separator: "\n").map(String.init)
+        #expect(lines.count == 3)
+        #expect(lines.first == error)
+        #expect(lines.dropFirst().first?.hasPrefix(usage) == true)
+        #expect(lines.last?.hasPrefix("  See 'capture") == true)
+    }
+
+    @Test func noArgumentsIsAUsageError() throws {
+        let result = try BuiltBinary.run([])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("USAGE: capture <subcommand>"))
+    }
+
+    @Test func unknownDevicesExit66NamingTheDevice() throws {
+        let result = try BuiltBinary.run(["probe", "/dev/video-that-does-not-exist"])
+        #expect(result.status == 66)
+        #expect(result.stderr.hasPrefix("Error: /dev/video-that-does-not-exist: "))
+        #expect(result.stderr.split(separator: "\n").count == 1)
+        let index = try BuiltBinary.run(["probe", "99"])
+        #expect(index.status == 66)
+        #expect(index.stderr.contains("camera 99"))
+        #expect(index.stderr.contains("test"))
+    }
+}
