@@ -1,8 +1,72 @@
-/// Enumerates ALSA capture PCMs. (Being written: finds nothing yet.)
+/// Finds ALSA capture PCMs: every capture device of every card, then the capture PCMs of the ALSA
+/// configuration. Cards are read through their control interface; no PCM is opened.
 enum ALSADiscovery {
-    static func capturePCMs() -> [Device] { [] }
+    /// The `capture list` entries: card devices (`hw:CARD=<id>,DEV=<n>`) by card and device
+    /// number, then the configuration's PCMs in its own order, marked virtual.
+    static func capturePCMs() -> [Device] {
+        let cards = ALSACard.all()
+        return cards.flatMap { $0.devices() } + ALSAConfigurationPCMs.hints().map { device(hint: $0, cards: cards) }
+    }
 
+    /// Looks an ALSA PCM name up.
+    ///
+    /// `hw:`/`plughw:` names are checked against the cards, by number or id, so `hw:1,0` and
+    /// `hw:CARD=Loopback,DEV=0` give the same device (named in the `CARD=` form). Any other name
+    /// must be a PCM the ALSA configuration defines.
+    ///
+    /// - Throws: `.deviceNotFound` listing the capture PCMs that exist; `.notSupported` for a card
+    ///   device that only plays.
     static func device(pcm: String) throws(CaptureError) -> Device {
-        throw .deviceNotFound(device: pcm, valid: [], hint: nil)
+        let cards = ALSACard.all()
+        let hints = ALSAConfigurationPCMs.hints()
+        func notFound() -> CaptureError {
+            let valid = cards.flatMap { $0.devices() }.map(\.name) + hints.map(\.name)
+            return .deviceNotFound(device: pcm, valid: valid, hint: nil)
+        }
+        if let hardware = ALSAHardwareName(pcm) {
+            guard let card = cards.first(where: { $0.id == hardware.card || "\($0.index)" == hardware.card }) else {
+                throw notFound()
+            }
+            if var device = card.devices().first(where: { $0.alsa?.device == hardware.device }) {
+                if hardware.plug || hardware.subdevice != nil {
+                    device.name = ALSAHardwareName.canonical(
+                        plug: hardware.plug, cardID: card.id, device: hardware.device, subdevice: hardware.subdevice)
+                }
+                return device
+            }
+            if let name = card.playbackOnly[hardware.device] {
+                throw .notSupported(
+                    device: pcm,
+                    reason: "device \(hardware.device) of card \(card.index) (\(card.id)) is a playback device (\(name)), it cannot capture")
+            }
+            throw notFound()
+        }
+        if let hint = hints.first(where: { $0.name == pcm }) {
+            return device(hint: hint, cards: cards)
+        }
+        if ALSAConfigurationPCMs.defines(pcm) {
+            return device(hint: .init(name: pcm, description: "ALSA PCM from the configuration"), cards: cards)
+        }
+        throw notFound()
+    }
+
+    /// A configuration PCM as a device; one that names a card (`dsnoop:CARD=x,DEV=n`) carries
+    /// that card's details and group.
+    private static func device(hint: ALSAConfigurationPCMs.Hint, cards: [ALSACard]) -> Device {
+        var details: ALSADetails?
+        var group: String?
+        if let argument = ALSAConfigurationPCMs.cardArgument(hint.name),
+            let card = cards.first(where: { $0.id == argument.card || "\($0.index)" == argument.card })
+        {
+            let pcm = card.capture.first { $0.number == argument.device }
+            details = ALSADetails(
+                cardIndex: card.index, cardID: card.id, cardName: card.name.isEmpty ? nil : card.name,
+                device: argument.device, deviceName: pcm.flatMap { $0.name.isEmpty ? nil : $0.name })
+            group = PhysicalDevice.groupID(deviceLink: "/sys/class/sound/card\(card.index)/device")
+        }
+        return Device(
+            name: hint.name, kind: .audio, api: .alsa, role: "microphone",
+            description: hint.description.isEmpty ? "ALSA PCM \(hint.name)" : hint.description,
+            isDefault: hint.name == "default", isVirtual: true, group: group, alsa: details)
     }
 }
