@@ -1,8 +1,58 @@
-/// Enumerates PulseAudio sources. (Being written: finds nothing yet.)
+/// Finds PulseAudio sources (also those of PipeWire's pulse server) through libpulse. No server
+/// means no sources, never an error, and costs at most the connection timeout.
 enum PulseDiscovery {
-    static func sources() -> [Device] { [] }
+    /// The sources of the running server as `capture list` entries, named `pulse:NAME`; monitors
+    /// of sinks have the role "monitor"; the server's default source is marked.
+    static func sources() -> [Device] {
+        guard let connection = PulseConnection(), let sources = connection.sources() else { return [] }
+        let defaultName = connection.defaultSourceName()
+        return sources.map { device($0, isDefault: $0.name == defaultName) }
+    }
 
+    /// Looks a source up by name; nil is the server's default source.
+    ///
+    /// - Throws: `.deviceNotFound` listing the sources there are, or saying no server answers.
     static func device(source: String?) throws(CaptureError) -> Device {
-        throw .deviceNotFound(device: "pulse:\(source ?? "")", valid: [], hint: nil)
+        let display = "pulse:\(source ?? "")"
+        guard let connection = PulseConnection(), let sources = connection.sources() else {
+            throw .deviceNotFound(
+                device: display, valid: [],
+                hint: "no PulseAudio server answers (start pulseaudio or pipewire-pulse, or set PULSE_SERVER)")
+        }
+        let defaultName = connection.defaultSourceName()
+        let wanted = source ?? defaultName
+        guard let found = sources.first(where: { $0.name == wanted }) else {
+            throw .deviceNotFound(
+                device: display, valid: sources.map { "pulse:\($0.name)" },
+                hint: source == nil ? "the server has no default source" : nil)
+        }
+        return device(found, isDefault: found.name == defaultName)
+    }
+
+    /// The native sample spec of a source `device(source:)` or `sources()` returned.
+    static func capabilities(of device: Device) throws(CaptureError) -> PulseSourceCapabilities {
+        let name = device.pulse?.source ?? String(device.name.dropFirst("pulse:".count))
+        guard let connection = PulseConnection(), let sources = connection.sources() else {
+            throw .deviceNotFound(device: device.name, valid: [], hint: "no PulseAudio server answers")
+        }
+        guard let source = sources.first(where: { $0.name == name }) else {
+            throw .deviceNotFound(device: device.name, valid: sources.map { "pulse:\($0.name)" }, hint: nil)
+        }
+        return PulseSourceCapabilities(
+            source: source.name, description: source.description, sampleFormat: source.sampleFormat,
+            sampleRate: source.sampleRate, channels: source.channels, channelMap: source.channelPositions,
+            monitor: source.isMonitor, monitorOf: source.monitorOf,
+            isDefault: source.name == connection.defaultSourceName(), driver: source.driver)
+    }
+
+    private static func device(_ source: PulseSource, isDefault: Bool) -> Device {
+        Device(
+            name: "pulse:\(source.name)", kind: .audio, api: .pulse,
+            role: source.isMonitor ? "monitor" : "microphone",
+            description: source.description.isEmpty ? source.name : source.description,
+            isDefault: isDefault, isVirtual: !source.isHardware,
+            pulse: PulseDetails(
+                source: source.name, monitor: source.isMonitor, sampleSpec: source.sampleSpec,
+                channelMap: source.channelPositions.joined(separator: ",")))
     }
 }
