@@ -34,7 +34,9 @@ struct ProbeCommand: Command {
     func run() throws -> Int32 {
         let resolved = try DeviceResolver.resolve(device, kind: kind)
         switch resolved.api {
-        case .v4l2, .alsa, .pulse, .test, .lavfi:
+        case .alsa, .pulse:
+            return try MicrophoneProbeText.run(resolved, json: json)
+        case .v4l2, .test, .lavfi:
             throw CaptureError.failed("\(resolved.name): probing \(resolved.api.rawValue) devices is not written yet")
         }
     }

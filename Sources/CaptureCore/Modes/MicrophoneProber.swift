@@ -1,0 +1,53 @@
+import Glibc
+
+/// Probes microphones: the hardware parameter space of an ALSA PCM, the sample spec of a
+/// PulseAudio source. Nothing is recorded and no hardware parameter is set.
+public enum MicrophoneProber {
+    /// What `device` (an ALSA or PulseAudio device from `DeviceResolver`) can do.
+    ///
+    /// - Throws: `.busy` (75) naming the process that holds the PCM; `.permissionDenied` (77)
+    ///   naming the `audio` group; `.deviceNotFound` (66) when the PCM or source has gone;
+    ///   `.notSupported` (69) for a device that is not a microphone; `.failed` (1) with
+    ///   libasound's reason otherwise.
+    public static func probe(_ device: Device) throws(CaptureError) -> MicrophoneProbe {
+        switch device.api {
+        case .alsa:
+            return MicrophoneProbe(device: device, alsa: try alsaCapabilities(device))
+        case .pulse:
+            return MicrophoneProbe(device: device, pulse: try PulseDiscovery.capabilities(of: device))
+        case .v4l2, .test, .lavfi:
+            throw .notSupported(device: device.name, reason: "not an ALSA or PulseAudio microphone")
+        }
+    }
+
+    private static func alsaCapabilities(_ device: Device) throws(CaptureError) -> ALSACapabilities {
+        do {
+            return try ALSAPCM(name: device.name).capabilities()
+        } catch {
+            throw openError(device, code: error.code)
+        }
+    }
+
+    /// The user-facing error for a failed `snd_pcm_open` or hw_params query.
+    static func openError(_ device: Device, code: Int32) -> CaptureError {
+        switch -code {
+        case EBUSY:
+            var holder: String?
+            if let card = device.alsa?.cardIndex, let number = device.alsa?.device {
+                let holders = ALSAHolders.describe(node: ALSACard.captureNode(card: card, device: number))
+                holder = holders.isEmpty ? nil : holders.joined(separator: ", ")
+            }
+            return .busy(device: device.name, holder: holder)
+        case EACCES, EPERM:
+            return .permissionDenied(device: device.name, group: "audio")
+        case ENOENT, ENODEV, ENXIO:
+            return .deviceNotFound(
+                device: device.name, valid: ALSADiscovery.capturePCMs().map(\.name),
+                hint: "ALSA cannot open it (\(ALSAText.error(code)))")
+        default:
+            var reason = "cannot open for capture: \(ALSAText.error(code))"
+            if let line = LibraryLog.shared.takeLastError() { reason += " (\(line))" }
+            return .failed("\(device.name): \(reason)")
+        }
+    }
+}
