@@ -12,8 +12,10 @@ enum PhysicalDevice {
     static func groupID(deviceLink: String) -> String? {
         let fm = FileManager.default
         guard let resolved = try? fm.destinationOfSymbolicLink(atPath: deviceLink) else { return nil }
-        var url = URL(fileURLWithPath: resolved, relativeTo: URL(fileURLWithPath: deviceLink).deletingLastPathComponent())
-            .standardizedFileURL
+        // The link is relative to the folder it really lives in: /sys/class/... entries are
+        // themselves links into /sys/devices, so resolve the folder before joining.
+        let folder = URL(fileURLWithPath: deviceLink).deletingLastPathComponent().resolvingSymlinksInPath()
+        var url = URL(fileURLWithPath: resolved, relativeTo: folder).standardizedFileURL
         if fm.fileExists(atPath: url.appendingPathComponent("bInterfaceNumber").path) {
             url.deleteLastPathComponent()
         }
