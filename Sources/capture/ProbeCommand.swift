@@ -5,6 +5,12 @@ struct ProbeCommand: Command {
     static let spec = CommandSpec(
         name: "probe",
         abstract: "Show every mode of a camera or every format of a microphone, without recording.",
+        discussion: """
+            For a camera: driver, card, bus info, capabilities, the current input, every pixel \
+            format with its frame sizes and frame rates, the current mode, a summary of the \
+            highest frame rate per size and the pixel format that reaches it, and the controls. \
+            Probing never streams, so it also works on a camera another program is using.
+            """,
         arguments: [
             ArgumentSpec(
                 name: "device",
@@ -34,9 +40,11 @@ struct ProbeCommand: Command {
     func run() throws -> Int32 {
         let resolved = try DeviceResolver.resolve(device, kind: kind)
         switch resolved.api {
+        case .v4l2:
+            return try CameraProbeText.run(resolved, json: json)
         case .alsa, .pulse:
             return try MicrophoneProbeText.run(resolved, json: json)
-        case .v4l2, .test, .lavfi:
+        case .test, .lavfi:
             throw CaptureError.failed("\(resolved.name): probing \(resolved.api.rawValue) devices is not written yet")
         }
     }
