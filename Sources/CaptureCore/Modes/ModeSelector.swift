@@ -1,0 +1,278 @@
+internal import CFFmpeg
+import Foundation
+
+/// What the user asked of a camera: `--video-size`, `--framerate`, `--input-format`, and whether
+/// the camera's compressed packets are to be copied (`--codec copy`).
+public struct VideoRequest: Hashable, Sendable {
+    public var frameSize: FrameDimensions?
+    /// Frames per second.
+    public var frameRate: Rational?
+    /// A fourcc ("MJPG", "YUYV") or the name FFmpeg's v4l2 input takes ("mjpeg", "yuyv422",
+    /// "nv12", "h264").
+    public var inputFormat: String?
+    /// Only compressed formats qualify: their packets are written as they come.
+    public var copy: Bool
+
+    public init(frameSize: FrameDimensions? = nil, frameRate: Rational? = nil, inputFormat: String? = nil, copy: Bool = false) {
+        self.frameSize = frameSize
+        self.frameRate = frameRate
+        self.inputFormat = inputFormat
+        self.copy = copy
+    }
+}
+
+/// The mode to open a camera in, as FFmpeg's v4l2 input takes it: `input_format`,
+/// `video_size`, `framerate`.
+public struct VideoMode: Codable, Hashable, Sendable, CustomStringConvertible {
+    /// The V4L2 pixel format, e.g. "YUYV".
+    public var fourcc: String
+    /// The value for the v4l2 input's `input_format` option: a pixel format name for raw video,
+    /// a codec name for compressed video ("yuyv422", "mjpeg").
+    public var inputFormat: String
+    public var width: Int
+    public var height: Int
+    /// Frames per second; nil when the driver reports none (then do not set `framerate`).
+    public var frameRate: Rational?
+    /// True when the rate is not chosen but follows the input signal (no frame intervals listed):
+    /// asking the driver for another rate would be ignored.
+    public var rateFromInput: Bool
+    public var compressed: Bool
+    /// True when the format was enumerated for the multiplanar buffer type only.
+    public var multiplanar: Bool
+
+    public var size: FrameDimensions { FrameDimensions(width: width, height: height) }
+
+    /// "YUYV 640x480 at 25 fps".
+    public var description: String {
+        "\(fourcc.trimmingTrailingSpaces) \(width)x\(height)" + (frameRate.map { " at \($0.decimalDescription) fps" } ?? "")
+    }
+}
+
+/// Chooses a camera mode for a request, over a probe's answers (pure: no device access).
+///
+/// Rules: with size and rate, a pixel format that reaches both, raw before compressed; with only
+/// a size, the highest rate at that size; with only a rate, the largest size reaching it; with
+/// neither, the largest size reaching 25 fps, else the highest rate. Among equal choices, the
+/// camera's current format first, then the driver's order. Only formats FFmpeg's v4l2 input can
+/// capture are considered.
+public enum ModeSelector {
+    /// The rate below which a default mode is not chosen for its size.
+    public static let smoothRate = Rational(25, 1)
+
+    /// Picks the mode for `request` from `probe`.
+    ///
+    /// - Throws: `CaptureError.notSupported` (69) naming the request and the nearest modes on
+    ///   offer, or the formats on offer when `inputFormat` names one the camera lacks;
+    ///   `CaptureError.usage` (64) when `inputFormat` is no format name at all.
+    public static func select(_ request: VideoRequest, from probe: CameraProbe) throws(CaptureError) -> VideoMode {
+        var formats = usableFormats(probe)
+        let device = probe.path
+        if request.copy {
+            formats = formats.filter(\.compressed)
+            if formats.isEmpty {
+                throw .notSupported(
+                    device: device,
+                    reason: "--codec copy needs a compressed format (MJPEG, H.264) and the camera offers none; "
+                        + "formats on offer: \(offered(probe))")
+            }
+        }
+        if let name = request.inputFormat {
+            formats = try restrict(formats, to: name, probe: probe)
+        }
+        guard !formats.isEmpty else {
+            throw .notSupported(device: device, reason: "FFmpeg's v4l2 input can capture none of its formats (\(offered(probe)))")
+        }
+        let candidates = self.candidates(formats, probe: probe, size: request.frameSize)
+        let preference = preferenceOrder(formats, current: probe.current?.fourcc)
+
+        func best(_ list: [(Candidate, Rational?)], by better: (Candidate, Candidate) -> Bool) -> VideoMode? {
+            list.min { a, b in
+                if better(a.0, b.0) { return true }
+                if better(b.0, a.0) { return false }
+                return preference[a.0.format.fourcc + a.0.format.bufferType]! < preference[b.0.format.fourcc + b.0.format.bufferType]!
+            }.map { $0.0.mode(rate: $0.1) }
+        }
+
+        switch (request.frameSize, request.frameRate) {
+        case (let size?, let rate?):
+            let reaching = candidates.filter { $0.size == size }.compactMap { c in c.reach(rate).map { (c, Optional($0)) } }
+            if let mode = best(reaching, by: { _, _ in false }) { return mode }
+            throw notReached(request, candidates: candidates, device: device)
+        case (let size?, nil):
+            let atSize = candidates.filter { $0.size == size }
+            if let mode = best(atSize.map { ($0, $0.highest) }, by: { ($0.highest ?? Rational(0, 1)) > ($1.highest ?? Rational(0, 1)) }) {
+                return mode
+            }
+            throw notReached(request, candidates: candidates, device: device)
+        case (nil, let rate?):
+            let reaching = candidates.compactMap { c in c.reach(rate).map { (c, Optional($0)) } }
+            if let mode = best(reaching, by: { $0.size.area > $1.size.area }) { return mode }
+            throw notReached(request, candidates: candidates, device: device)
+        case (nil, nil):
+            let smooth = candidates.filter { ($0.highest ?? Rational(0, 1)) >= smoothRate }
+            if let mode = best(smooth.map { ($0, $0.highest) }, by: { a, b in
+                a.size.area != b.size.area ? a.size.area > b.size.area : a.highest! > b.highest!
+            }) {
+                return mode
+            }
+            let byRate = best(candidates.map { ($0, $0.highest) }) { a, b in
+                let ra = a.highest ?? Rational(0, 1), rb = b.highest ?? Rational(0, 1)
+                return ra != rb ? ra > rb : a.size.area > b.size.area
+            }
+            if let mode = byRate { return mode }
+            throw .notSupported(device: device, reason: "the camera lists no frame sizes for \(offered(probe))")
+        }
+    }
+
+    /// One (format, size) pair with the rates offered there.
+    struct Candidate {
+        var format: CameraFormat
+        var size: FrameDimensions
+        var intervals: FrameIntervals
+        /// VIDIOC_G_PARM's rate, which is what a size without intervals gets.
+        var inputRate: Rational?
+
+        /// The highest rate offered.
+        var highest: Rational? { intervals.type == .none ? inputRate : intervals.highestRate }
+
+        /// The offered rate that matches `rate` (within 0.2 %, so 30 finds 30000/1001), or `rate`
+        /// itself inside a range; nil when not offered.
+        func reach(_ rate: Rational) -> Rational? {
+            func close(_ a: Rational) -> Bool { Swift.abs(a.doubleValue - rate.doubleValue) <= rate.doubleValue * 0.002 }
+            switch intervals.type {
+            case .discrete:
+                return intervals.discreteRates.filter(close).min {
+                    Swift.abs($0.doubleValue - rate.doubleValue) < Swift.abs($1.doubleValue - rate.doubleValue)
+                }
+            case .stepwise, .continuous:
+                guard let fastest = intervals.min?.inverted, let slowest = intervals.max?.inverted else { return nil }
+                return rate <= fastest && slowest <= rate ? rate : (close(fastest) ? fastest : (close(slowest) ? slowest : nil))
+            case .none:
+                return inputRate.flatMap { close($0) ? $0 : nil }
+            }
+        }
+
+        func mode(rate: Rational?) -> VideoMode {
+            VideoMode(
+                fourcc: format.fourcc, inputFormat: format.ffmpegName ?? format.fourcc, width: size.width,
+                height: size.height, frameRate: rate?.reduced, rateFromInput: intervals.type == .none,
+                compressed: format.compressed, multiplanar: format.bufferType == "video-capture-mplane")
+        }
+    }
+
+    /// The formats FFmpeg's v4l2 input can open: it has a name for them; single-planar when the
+    /// camera has any (the v4l2 input of FFmpeg 5.1 has no multiplanar support); and for names
+    /// shared by two fourccs, only the one the v4l2 input asks for first.
+    static func usableFormats(_ probe: CameraProbe) -> [CameraFormat] {
+        let single = probe.formats.filter { $0.bufferType == "video-capture" }
+        let pool = single.isEmpty ? probe.formats : single
+        return pool.filter { format in
+            guard let name = format.ffmpegName else { return false }
+            let first = FFmpegV4L2Formats.fourccs(name: name).first { fourcc in pool.contains { $0.fourcc == fourcc } }
+            return first == format.fourcc
+        }
+    }
+
+    /// Narrows `formats` to the one `name` forces.
+    static func restrict(_ formats: [CameraFormat], to name: String, probe: CameraProbe) throws(CaptureError) -> [CameraFormat] {
+        let wanted = name.trimmingTrailingSpaces
+        func sameFourcc(_ f: CameraFormat) -> Bool { f.fourcc.trimmingTrailingSpaces.uppercased() == wanted.uppercased() }
+        let byFourcc = formats.filter(sameFourcc)
+        if !byFourcc.isEmpty { return byFourcc }
+        let byName = formats.filter { $0.ffmpegName == wanted.lowercased() }
+        if !byName.isEmpty { return byName }
+        let offeredButUnusable = probe.formats.contains(where: sameFourcc)
+        let known =
+            offeredButUnusable || !FFmpegV4L2Formats.fourccs(name: wanted.lowercased()).isEmpty
+            || FFmpegV4L2Formats.table.contains { $0.fourcc.trimmingTrailingSpaces == wanted.uppercased() }
+            || isFFmpegFormatName(wanted.lowercased())
+        guard known else {
+            throw .usage(
+                "unknown input format '\(name)': give a fourcc (YUYV, MJPG) or an FFmpeg name (yuyv422, mjpeg, nv12, h264); "
+                    + "\(probe.path) offers \(offered(probe))")
+        }
+        let why = offeredButUnusable ? "FFmpeg's v4l2 input cannot capture \(wanted)" : "the camera does not offer \(name)"
+        throw .notSupported(device: probe.path, reason: "\(why); formats on offer: \(offered(probe))")
+    }
+
+    /// True for an FFmpeg pixel format (`av_get_pix_fmt`) or decoder name (`avcodec_find_decoder_by_name`).
+    static func isFFmpegFormatName(_ name: String) -> Bool {
+        av_get_pix_fmt(name) != AV_PIX_FMT_NONE || avcodec_find_decoder_by_name(name) != nil
+    }
+
+    /// "YUYV (yuyv422), NV12 (nv12), NV16 (not capturable by FFmpeg)".
+    static func offered(_ probe: CameraProbe) -> String {
+        var seen = Set<String>()
+        return probe.formats.filter { seen.insert($0.fourcc).inserted }.map { f in
+            "\(f.fourcc.trimmingTrailingSpaces) (\(f.ffmpegName ?? "not capturable by FFmpeg"))"
+        }.joined(separator: ", ")
+    }
+
+    /// Every (format, size) pair; a range gives the requested size when it lies on it, else the
+    /// current size when it does, else its largest size.
+    static func candidates(_ formats: [CameraFormat], probe: CameraProbe, size requested: FrameDimensions?) -> [Candidate] {
+        formats.flatMap { format in
+            format.frameSizes.compactMap { range -> Candidate? in
+                let size: FrameDimensions
+                if range.type == .discrete {
+                    size = range.min
+                } else if let requested, range.contains(requested) {
+                    size = requested
+                } else if let current = probe.current?.size, range.contains(current) {
+                    size = current
+                } else {
+                    size = range.max
+                }
+                return Candidate(format: format, size: size, intervals: range.intervals, inputRate: probe.current?.frameRate)
+            }
+        }
+    }
+
+    /// Raw before compressed; the current format first; then the driver's order.
+    static func preferenceOrder(_ formats: [CameraFormat], current: String?) -> [String: Int] {
+        let ordered = formats.enumerated().sorted { a, b in
+            func rank(_ f: CameraFormat) -> Int { (f.compressed ? 2 : 0) + (f.fourcc == current ? 0 : 1) }
+            return rank(a.element) != rank(b.element) ? rank(a.element) < rank(b.element) : a.offset < b.offset
+        }
+        var order: [String: Int] = [:]
+        for (position, entry) in ordered.enumerated() { order[entry.element.fourcc + entry.element.bufferType] = position }
+        return order
+    }
+
+    /// The error for a request nothing reaches, with the nearest modes on offer.
+    static func notReached(_ request: VideoRequest, candidates: [Candidate], device: String) -> CaptureError {
+        var asked: [String] = []
+        if let size = request.frameSize { asked.append("\(size)") }
+        if let rate = request.frameRate { asked.append("\(rate.decimalDescription) fps") }
+
+        // The highest rate per size, with the formats reaching it.
+        var bySize: [FrameDimensions: (rate: Rational?, formats: [String])] = [:]
+        for c in candidates {
+            let entry = bySize[c.size] ?? (nil, [])
+            let rate = c.highest
+            if entry.rate == nil && entry.formats.isEmpty || (rate ?? Rational(0, 1)) > (entry.rate ?? Rational(0, 1)) {
+                bySize[c.size] = (rate, [c.format.fourcc])
+            } else if rate == entry.rate {
+                bySize[c.size]!.formats.append(c.format.fourcc)
+            }
+        }
+        func distance(_ size: FrameDimensions, _ rate: Rational?) -> Double {
+            var d = 0.0
+            if let want = request.frameSize { d += Swift.abs(log(Double(size.area) / Double(want.area))) }
+            if let want = request.frameRate, let rate { d += Swift.abs(log(rate.doubleValue / want.doubleValue)) }
+            return d
+        }
+        let nearest = bySize.sorted { a, b in
+            let da = distance(a.key, a.value.rate), db = distance(b.key, b.value.rate)
+            return da != db ? da < db : a.key.area > b.key.area
+        }.prefix(4).map { size, offer in
+            "\(size) at up to \(offer.rate.map { "\($0.decimalDescription) fps" } ?? "an unknown rate") "
+                + "(\(SizeSummary.list(offer.formats, limit: 3)))"
+        }
+        var what = asked.isEmpty ? "any frame size" : asked.joined(separator: " at ")
+        if let name = request.inputFormat { what += " as \(name)" }
+        return .notSupported(
+            device: device,
+            reason: "no pixel format offers \(what); nearest modes on offer: \(nearest.joined(separator: "; "))")
+    }
+}
