@@ -84,11 +84,14 @@ enum V4L2Discovery {
             // Without QUERYCAP only the node's name tells what it is; a video node is most likely
             // a camera, and a camera the user cannot open must still be listed with the reason.
             let role = sysfsName.hasPrefix("video") ? "camera" : roleFromName(sysfsName)
+            // The driver's name is the target of the device's `driver` link; bus info needs QUERYCAP.
+            let driver = (try? FileManager.default.destinationOfSymbolicLink(atPath: "\(sysfs)/device/driver"))
+                .map { URL(fileURLWithPath: $0).lastPathComponent } ?? ""
             return Device(
                 name: path, kind: .video, api: .v4l2, role: role, description: sysfsLabel,
                 accessible: false, reason: reason(path: path, error: error), group: group,
                 v4l2: V4L2Details(
-                    path: path, stablePath: stableLinks[path], card: sysfsLabel, driver: "", busInfo: "",
+                    path: path, stablePath: stableLinks[path], card: sysfsLabel, driver: driver, busInfo: "",
                     multiplanar: false, capabilities: [], deviceCaps: []))
         }
     }
