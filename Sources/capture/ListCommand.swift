@@ -72,7 +72,13 @@ struct ListCommand: Command {
         line += "\n"
         let pad = "      "
         if let v4l2 = device.v4l2 {
-            line += "\(pad)driver \(v4l2.driver), bus \(v4l2.busInfo)\(v4l2.multiplanar ? ", multiplanar" : "")\n"
+            // A node that could not be opened has no bus info: say only what is known.
+            let facts = [
+                v4l2.driver.isEmpty ? nil : "driver \(v4l2.driver)",
+                v4l2.busInfo.isEmpty ? nil : "bus \(v4l2.busInfo)",
+                v4l2.multiplanar ? "multiplanar" : nil,
+            ].compactMap { $0 }
+            if !facts.isEmpty { line += "\(pad)\(facts.joined(separator: ", "))\n" }
             if let stable = v4l2.stablePath { line += "\(pad)stable name \(stable)\n" }
         }
         if let alsa = device.alsa {
