@@ -14,7 +14,7 @@ let toolVersion = "0.1.0"
 
 @main
 enum Capture {
-    static var commands: [any Command.Type] { [ListCommand.self, ProbeCommand.self] }
+    static var commands: [any Command.Type] { [ListCommand.self, ProbeCommand.self, RecordCommand.self] }
 
     static var spec: CommandSpec {
         CommandSpec(

@@ -1,0 +1,64 @@
+internal import CFFmpeg
+
+/// One decoded picture or block of audio samples (`AVFrame`).
+///
+/// Owns its `AVFrame` (`av_frame_alloc`, freed with `av_frame_free` in deinit); the sample or pixel
+/// buffers it references are reference-counted by FFmpeg.
+final class Frame {
+    let pointer: UnsafeMutablePointer<AVFrame>
+
+    /// An empty frame. Wraps `av_frame_alloc`.
+    init() throws(FFmpegError) {
+        guard let frame = av_frame_alloc() else {
+            throw FFmpegError(CFFmpeg_AVERROR(ENOMEM), call: "av_frame_alloc")
+        }
+        pointer = frame
+    }
+
+    deinit {
+        var frame: UnsafeMutablePointer<AVFrame>? = pointer
+        av_frame_free(&frame)
+    }
+
+    /// A picture of `width` x `height` pixels in `pixelFormat`, with its buffers allocated
+    /// (`av_frame_get_buffer`).
+    convenience init(width: Int, height: Int, pixelFormat: AVPixelFormat) throws(FFmpegError) {
+        try self.init()
+        pointer.pointee.width = Int32(width)
+        pointer.pointee.height = Int32(height)
+        pointer.pointee.format = pixelFormat.rawValue
+        try check(av_frame_get_buffer(pointer, 0), "av_frame_get_buffer")
+    }
+
+    /// A block of `samples` audio samples per channel, with its buffers allocated
+    /// (`av_frame_get_buffer`).
+    convenience init(samples: Int, format: AVSampleFormat, layout: AVChannelLayout, sampleRate: Int) throws(FFmpegError) {
+        try self.init()
+        pointer.pointee.nb_samples = Int32(samples)
+        pointer.pointee.format = format.rawValue
+        pointer.pointee.sample_rate = Int32(sampleRate)
+        var source = layout
+        try check(av_channel_layout_copy(&pointer.pointee.ch_layout, &source), "av_channel_layout_copy")
+        try check(av_frame_get_buffer(pointer, 0), "av_frame_get_buffer")
+    }
+
+    /// Presentation time in the time base of the codec that made or will take the frame.
+    var pts: Int64? {
+        get { pointer.pointee.pts == CFFmpeg_AV_NOPTS_VALUE ? nil : pointer.pointee.pts }
+        set { pointer.pointee.pts = newValue ?? CFFmpeg_AV_NOPTS_VALUE }
+    }
+
+    var width: Int { Int(pointer.pointee.width) }
+    var height: Int { Int(pointer.pointee.height) }
+    /// `AVFrame.format` as a pixel format (video frames).
+    var pixelFormat: AVPixelFormat { AVPixelFormat(rawValue: pointer.pointee.format) }
+    /// `AVFrame.format` as a sample format (audio frames).
+    var sampleFormat: AVSampleFormat { AVSampleFormat(rawValue: pointer.pointee.format) }
+    /// Samples per channel (audio frames).
+    var sampleCount: Int { Int(pointer.pointee.nb_samples) }
+    /// True when the decoder flagged the frame as damaged (`AV_FRAME_FLAG_CORRUPT`).
+    var isCorrupt: Bool { pointer.pointee.flags & AV_FRAME_FLAG_CORRUPT != 0 }
+
+    /// Drops the buffers and resets the fields, keeping the allocation (`av_frame_unref`).
+    func unref() { av_frame_unref(pointer) }
+}

@@ -1,0 +1,136 @@
+internal import CFFmpeg
+import Foundation
+
+/// An opened source: a device through libavdevice (`v4l2`, `alsa`, `pulse`, `lavfi`) or a file.
+///
+/// Owns its `AVFormatContext` (`avformat_open_input`, closed with `avformat_close_input` in
+/// deinit). One thread at a time: it is opened on one thread and may then be handed whole to a
+/// reader thread, which is why it is `@unchecked Sendable`.
+final class InputContainer: @unchecked Sendable {
+    let context: UnsafeMutablePointer<AVFormatContext>
+    /// The URL or device name it was opened with, for messages.
+    let url: String
+    /// Holds the interrupt flag alive as long as FFmpeg may call back into it.
+    private let interrupt: InterruptFlag?
+
+    /// Opens `url` with the demuxer or input device `format` (nil: probe the file).
+    ///
+    /// - Parameters:
+    ///   - url: a device name (`/dev/video0`, `hw:1,0`), a lavfi graph, or a file path.
+    ///   - format: the input format name (`av_find_input_format`), such as `lavfi` or `v4l2`.
+    ///   - options: demuxer options (`video_size`, `framerate`, `channels` ...).
+    ///   - interrupt: once raised, blocking reads return `AVERROR_EXIT`.
+    /// - Returns: the opened container; `unusedOptions` lists options the demuxer ignored.
+    /// - Throws: `FFmpegError` from `avformat_open_input`.
+    init(
+        url: String, format: String?, options: [String: String] = [:], interrupt: InterruptFlag? = nil
+    ) throws(FFmpegError) {
+        Self.registerDevices
+        var inputFormat: UnsafePointer<AVInputFormat>?
+        if let format {
+            inputFormat = av_find_input_format(format)
+            if inputFormat == nil { throw FFmpegError(CFFmpeg_AVERROR(ENOSYS), call: "av_find_input_format(\(format))") }
+        }
+        guard let allocated = avformat_alloc_context() else {
+            throw FFmpegError(CFFmpeg_AVERROR(ENOMEM), call: "avformat_alloc_context")
+        }
+        if let interrupt { allocated.pointee.interrupt_callback = interrupt.callback }
+        var context: UnsafeMutablePointer<AVFormatContext>? = allocated
+        // On failure avformat_open_input frees the context and sets it to NULL.
+        let (code, unused) = withOptionDictionary(options) { dictionary in
+            avformat_open_input(&context, url, inputFormat, &dictionary)
+        }
+        guard code >= 0, let context else { throw FFmpegError(code, call: "avformat_open_input") }
+        self.context = context
+        self.url = url
+        self.interrupt = interrupt
+        self.unusedOptions = unused
+    }
+
+    /// Options given to `init` that the demuxer did not take.
+    let unusedOptions: [String]
+
+    deinit {
+        var pointer: UnsafeMutablePointer<AVFormatContext>? = context
+        avformat_close_input(&pointer)
+    }
+
+    /// libavdevice's inputs are found by name only after `avdevice_register_all`; once suffices.
+    private static let registerDevices: Void = avdevice_register_all()
+
+    /// Reads packets to fill in stream parameters a demuxer leaves open, such as a lavfi graph's
+    /// frame rate (`avformat_find_stream_info`). The packets read stay queued for `read`.
+    func findStreamInfo() throws(FFmpegError) {
+        try check(avformat_find_stream_info(context, nil), "avformat_find_stream_info")
+    }
+
+    /// Number of streams (`nb_streams`).
+    var streamCount: Int { Int(context.pointee.nb_streams) }
+
+    /// The stream at `index` (`AVFormatContext.streams[index]`).
+    func stream(_ index: Int) -> UnsafeMutablePointer<AVStream> { context.pointee.streams[index]! }
+
+    /// The index of the first stream of `kind`, or nil.
+    func firstStream(of kind: MediaStreamInfo.Kind) -> Int? {
+        (0..<streamCount).first { info(of: $0).kind == kind }
+    }
+
+    /// What stream `index` carries, from its `AVCodecParameters`.
+    func info(of index: Int) -> MediaStreamInfo {
+        let stream = stream(index)
+        let parameters = stream.pointee.codecpar.pointee
+        let codec = repairedString(avcodec_get_name(parameters.codec_id)) ?? "unknown"
+        let timeBase = Rational(stream.pointee.time_base)
+        switch parameters.codec_type {
+        case AVMEDIA_TYPE_VIDEO:
+            let rate = Self.frameRate(of: stream)
+            return MediaStreamInfo(
+                kind: .video, codec: codec,
+                pixelFormat: repairedString(av_get_pix_fmt_name(AVPixelFormat(rawValue: parameters.format))),
+                width: Int(parameters.width), height: Int(parameters.height), frameRate: rate,
+                timeBase: timeBase)
+        case AVMEDIA_TYPE_AUDIO:
+            return MediaStreamInfo(
+                kind: .audio, codec: codec,
+                sampleFormat: repairedString(av_get_sample_fmt_name(AVSampleFormat(rawValue: parameters.format))),
+                sampleRate: Int(parameters.sample_rate), channels: Int(parameters.ch_layout.nb_channels),
+                timeBase: timeBase)
+        default:
+            return MediaStreamInfo(kind: .other, codec: codec, timeBase: timeBase)
+        }
+    }
+
+    /// The declared frame rate: `avg_frame_rate`, else `r_frame_rate`; nil when neither is set.
+    private static func frameRate(of stream: UnsafeMutablePointer<AVStream>) -> Rational? {
+        for rate in [stream.pointee.avg_frame_rate, stream.pointee.r_frame_rate] where rate.num > 0 && rate.den > 0 {
+            return Rational(rate).reduced
+        }
+        return nil
+    }
+
+    /// Reads the next packet into `packet` (`av_read_frame`), which is unreferenced first.
+    ///
+    /// - Returns: false at the end of the input (`AVERROR_EOF`).
+    /// - Throws: `FFmpegError`; `AVERROR_EXIT` once the interrupt flag is raised.
+    func read(into packet: Packet) throws(FFmpegError) -> Bool {
+        packet.unref()
+        while true {
+            let code = av_read_frame(context, packet.pointer)
+            if code >= 0 { return true }
+            let error = FFmpegError(code, call: "av_read_frame")
+            if error.isEndOfFile { return false }
+            // A non-blocking device has nothing yet; the interrupt flag still ends the wait.
+            if error.isAgain && interrupt?.isRaised != true {
+                usleep(2_000)
+                continue
+            }
+            throw error
+        }
+    }
+
+    /// The container's duration in seconds (`AVFormatContext.duration`), when known.
+    var duration: Double? {
+        let value = context.pointee.duration
+        return value == CFFmpeg_AV_NOPTS_VALUE || value < 0 ? nil : Double(value) / Double(CFFmpeg_AV_TIME_BASE)
+    }
+}

@@ -1,0 +1,145 @@
+internal import CFFmpeg
+import Foundation
+
+/// A file being written by a muxer (`AVFormatContext` from `avformat_alloc_output_context2`).
+///
+/// The order follows FFmpeg's doc/examples/mux.c: add streams from opened encoders, open the file,
+/// write the header, write packets rescaled from codec to stream time base, write the trailer.
+/// The file is created only by `writeHeader`, so a recording that fails earlier leaves nothing.
+/// `finish` writes the trailer exactly once and only after the header; deinit closes what is left.
+final class OutputContainer {
+    let context: UnsafeMutablePointer<AVFormatContext>
+    let path: String
+    /// The muxer's name (`mp4`, `matroska`, `nut`, ...).
+    let formatName: String
+    private var encoderTimeBases: [AVRational] = []
+    private(set) var headerWritten = false
+    private var finished = false
+    /// Bytes written, as the I/O layer counts them.
+    private(set) var bytesWritten: Int64 = 0
+
+    /// Prepares a file at `path` for the muxer `formatName`; nothing is created on disk yet.
+    init(path: String, formatName: String) throws(FFmpegError) {
+        var context: UnsafeMutablePointer<AVFormatContext>?
+        try check(avformat_alloc_output_context2(&context, nil, formatName, path), "avformat_alloc_output_context2")
+        guard let context else { throw FFmpegError(CFFmpeg_AVERROR(ENOMEM), call: "avformat_alloc_output_context2") }
+        self.context = context
+        self.path = path
+        self.formatName = formatName
+    }
+
+    deinit {
+        if headerWritten && !finished { try? finish() }
+        if context.pointee.pb != nil { avio_closep(&context.pointee.pb) }
+        avformat_free_context(context)
+    }
+
+    /// True when the muxer wants codec headers in extradata (`AVFMT_GLOBALHEADER`), so encoders
+    /// must be opened with `AV_CODEC_FLAG_GLOBAL_HEADER`.
+    var wantsGlobalHeader: Bool { context.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0 }
+
+    /// Whether the muxer can store `codec` (`avformat_query_codec`): true, false, or nil when
+    /// the muxer does not say.
+    static func canHold(formatName: String, codec: AVCodecID) -> Bool? {
+        guard let format = av_guess_format(formatName, nil, nil) else { return false }
+        let answer = avformat_query_codec(format, codec, FF_COMPLIANCE_NORMAL)
+        if answer == 1 { return true }
+        if answer == 0 { return false }
+        // No table: the muxer's own default codecs are the ones it is known to hold.
+        let defaults = [format.pointee.video_codec, format.pointee.audio_codec]
+        return defaults.contains(codec) ? true : nil
+    }
+
+    /// Adds a stream fed by `encoder` (`avformat_new_stream`, `avcodec_parameters_from_context`).
+    ///
+    /// - Returns: the stream's index, which `write` takes.
+    func addStream(encoder: Encoder) throws(FFmpegError) -> Int {
+        guard let stream = avformat_new_stream(context, nil) else {
+            throw FFmpegError(CFFmpeg_AVERROR(ENOMEM), call: "avformat_new_stream")
+        }
+        try check(avcodec_parameters_from_context(stream.pointee.codecpar, encoder.context), "avcodec_parameters_from_context")
+        stream.pointee.time_base = encoder.timeBase
+        if encoder.context.pointee.codec_type == AVMEDIA_TYPE_VIDEO {
+            stream.pointee.avg_frame_rate = encoder.context.pointee.framerate
+        }
+        encoderTimeBases.append(encoder.timeBase)
+        return Int(stream.pointee.index)
+    }
+
+    /// Adds a stream whose packets are copied from an input stream as they are (`--codec copy`).
+    func addStream(copying input: InputContainer, stream index: Int, timeBase: AVRational) throws(FFmpegError) -> Int {
+        guard let stream = avformat_new_stream(context, nil) else {
+            throw FFmpegError(CFFmpeg_AVERROR(ENOMEM), call: "avformat_new_stream")
+        }
+        try check(avcodec_parameters_copy(stream.pointee.codecpar, input.stream(index).pointee.codecpar), "avcodec_parameters_copy")
+        // The input's codec tag (a V4L2 fourcc) means nothing to another container.
+        stream.pointee.codecpar.pointee.codec_tag = 0
+        stream.pointee.time_base = timeBase
+        encoderTimeBases.append(timeBase)
+        return Int(stream.pointee.index)
+    }
+
+    /// Creates the file and writes the header (`avio_open`, `avformat_write_header`).
+    ///
+    /// - Parameter options: muxer options, e.g. `movflags` for fragmented MP4.
+    /// - Throws: `FFmpegError` from `avio_open` (the file cannot be created) or the muxer.
+    func writeHeader(options: [String: String]) throws(FFmpegError) {
+        precondition(!headerWritten)
+        // The `file:` prefix keeps a colon in the path from being read as a protocol name.
+        try check(avio_open(&context.pointee.pb, "file:" + path, AVIO_FLAG_WRITE), "avio_open")
+        let (code, _) = withOptionDictionary(options) { dictionary in
+            avformat_write_header(context, &dictionary)
+        }
+        try check(code, "avformat_write_header")
+        headerWritten = true
+    }
+
+    /// The time base the muxer chose for stream `index` (valid after `writeHeader`).
+    func timeBase(of index: Int) -> AVRational { context.pointee.streams[index]!.pointee.time_base }
+
+    /// Writes an encoded packet to stream `index`, rescaling its timestamps from the encoder's time
+    /// base to the stream's (`av_packet_rescale_ts`, `av_interleaved_write_frame`). Takes the
+    /// packet's payload.
+    func write(_ packet: Packet, stream index: Int) throws(FFmpegError) {
+        packet.streamIndex = index
+        packet.rescaleTimestamps(from: encoderTimeBases[index], to: timeBase(of: index))
+        try check(av_interleaved_write_frame(context, packet.pointer), "av_interleaved_write_frame")
+        try checkIOError()
+    }
+
+    /// Pushes what the muxer and the I/O layer buffer to the file (`av_write_frame(ctx, NULL)`,
+    /// `avio_flush`), so a killed process leaves a readable file up to here.
+    func flush() throws(FFmpegError) {
+        guard headerWritten && !finished else { return }
+        if context.pointee.oformat.pointee.flags & AVFMT_ALLOW_FLUSH != 0 {
+            try check(av_write_frame(context, nil), "av_write_frame")
+        }
+        avio_flush(context.pointee.pb)
+        try checkIOError()
+    }
+
+    /// Writes the trailer once and closes the file (`av_write_trailer`, `avio_closep`).
+    /// Calling it again does nothing; before the header it only closes.
+    func finish() throws(FFmpegError) {
+        guard !finished else { return }
+        finished = true
+        var failure: FFmpegError?
+        if headerWritten {
+            let code = av_write_trailer(context)
+            if code < 0 { failure = FFmpegError(code, call: "av_write_trailer") }
+            if failure == nil { do { try checkIOError() } catch { failure = error } }
+        }
+        if let pb = context.pointee.pb {
+            bytesWritten = avio_size(pb)
+            avio_closep(&context.pointee.pb)
+        }
+        if let failure { throw failure }
+    }
+
+    /// A write error the I/O layer noted (`AVIOContext.error`), such as ENOSPC.
+    private func checkIOError() throws(FFmpegError) {
+        guard let pb = context.pointee.pb else { return }
+        if pb.pointee.error < 0 { throw FFmpegError(pb.pointee.error, call: "avio_write") }
+        bytesWritten = max(bytesWritten, avio_tell(pb))
+    }
+}

@@ -1,0 +1,59 @@
+internal import CFFmpeg
+
+/// One packet (`AVPacket`): compressed data, or a raw frame as a device or lavfi delivers it.
+///
+/// Owns its `AVPacket` (`av_packet_alloc`, freed with `av_packet_free` in deinit). Marked
+/// `@unchecked Sendable` because a packet is handed whole from a reader thread to the recording
+/// loop through the packet queue and never touched by the reader again.
+final class Packet: @unchecked Sendable {
+    let pointer: UnsafeMutablePointer<AVPacket>
+
+    /// An empty packet. Wraps `av_packet_alloc`.
+    init() throws(FFmpegError) {
+        guard let packet = av_packet_alloc() else {
+            throw FFmpegError(CFFmpeg_AVERROR(ENOMEM), call: "av_packet_alloc")
+        }
+        pointer = packet
+    }
+
+    deinit {
+        var packet: UnsafeMutablePointer<AVPacket>? = pointer
+        av_packet_free(&packet)
+    }
+
+    /// Presentation time in the time base of the stream it came from; nil when unknown.
+    var pts: Int64? {
+        get { pointer.pointee.pts == CFFmpeg_AV_NOPTS_VALUE ? nil : pointer.pointee.pts }
+        set { pointer.pointee.pts = newValue ?? CFFmpeg_AV_NOPTS_VALUE }
+    }
+
+    /// Decoding time, same time base as `pts`; nil when unknown.
+    var dts: Int64? {
+        get { pointer.pointee.dts == CFFmpeg_AV_NOPTS_VALUE ? nil : pointer.pointee.dts }
+        set { pointer.pointee.dts = newValue ?? CFFmpeg_AV_NOPTS_VALUE }
+    }
+
+    /// Size of the payload in bytes (`AVPacket.size`).
+    var size: Int { Int(pointer.pointee.size) }
+
+    /// Index of the stream in its container (`AVPacket.stream_index`).
+    var streamIndex: Int {
+        get { Int(pointer.pointee.stream_index) }
+        set { pointer.pointee.stream_index = Int32(newValue) }
+    }
+
+    /// True when the packet starts a keyframe (`AV_PKT_FLAG_KEY`).
+    var isKeyframe: Bool { pointer.pointee.flags & AV_PKT_FLAG_KEY != 0 }
+
+    /// True when the demuxer marked the payload corrupt (`AV_PKT_FLAG_CORRUPT`).
+    var isCorrupt: Bool { pointer.pointee.flags & AV_PKT_FLAG_CORRUPT != 0 }
+
+    /// Moves the timestamps from time base `from` to `to`, rounding to nearest
+    /// (`av_packet_rescale_ts`).
+    func rescaleTimestamps(from: AVRational, to: AVRational) {
+        av_packet_rescale_ts(pointer, from, to)
+    }
+
+    /// Drops the payload and resets the fields, keeping the allocation (`av_packet_unref`).
+    func unref() { av_packet_unref(pointer) }
+}

@@ -1,0 +1,124 @@
+internal import CFFmpeg
+
+/// Takes one microphone's packets to the muxer: decodes, resamples to the encoder's format, rate
+/// and channels while following the device's clock, cuts exact frame sizes, encodes.
+///
+/// Audio is never dropped: drift is absorbed by resampling, an overrun's gap is filled with
+/// silence (both in `Resampler`). Used only by the recording loop's thread.
+final class AudioPath {
+    typealias Mux = (Packet, Int) throws(CaptureError) -> Void
+
+    /// A gap in the device's timestamps larger than this (microseconds) counts as an overrun.
+    static let overrunThreshold: Int64 = 100_000
+
+    let stream: Int
+    private let decoder: Decoder
+    let encoder: Encoder
+    private var resampler: Resampler?
+    private let fifo: AudioFIFO
+    /// Samples after this session time (microseconds from the start) are not recorded.
+    var endTime: Int64?
+    private(set) var done = false
+
+    private var nextPts: Int64?
+    private var expectedNext: Int64?
+    private(set) var firstTime: Int64?
+    private(set) var samples: Int64 = 0
+    private(set) var overruns = 0
+
+    init(stream: Int, decoder: Decoder, encoder: Encoder) throws(CaptureError) {
+        self.stream = stream
+        self.decoder = decoder
+        self.encoder = encoder
+        fifo = try media("setting up audio") { () throws(FFmpegError) in
+            try AudioFIFO(format: encoder.sampleFormat, layout: encoder.channelLayout, sampleRate: encoder.sampleRate)
+        }
+    }
+
+    /// Records one packet whose first sample was captured at `time` (microseconds from the start).
+    func process(_ packet: Packet, time: Int64, mux: Mux) throws(CaptureError) {
+        guard !done, packet.size > 0 else { return }
+        try media("converting audio") { () throws(FFmpegError) in
+            try decoder.send(packet)
+            let frame = try Frame()
+            while !done, try decoder.receive(into: frame) {
+                try take(frame, time: time)
+                frame.unref()
+            }
+        }
+        try emit(all: false, mux: mux)
+    }
+
+    private func take(_ frame: Frame, time: Int64) throws(FFmpegError) {
+        let inputRate = Int64(frame.pointer.pointee.sample_rate)
+        var count = Int64(frame.sampleCount)
+        guard count > 0, inputRate > 0, time >= 0 else { return }
+        if let endTime {
+            let allowed = (endTime - time) * inputRate / 1_000_000
+            if allowed <= 0 {
+                done = true
+                return
+            }
+            if allowed < count {
+                // Only the sample count shrinks; the buffers stay as they are.
+                frame.pointer.pointee.nb_samples = Int32(allowed)
+                count = allowed
+                done = true
+            }
+        }
+        if let expectedNext, time - expectedNext > Self.overrunThreshold { overruns += 1 }
+        expectedNext = time + count * 1_000_000 / inputRate
+        if firstTime == nil { firstTime = time }
+        if resampler == nil {
+            resampler = try Resampler(
+                inputFormat: frame.sampleFormat, inputRate: Int(inputRate), inputLayout: frame.pointer.pointee.ch_layout,
+                outputFormat: encoder.sampleFormat, outputRate: encoder.sampleRate, outputLayout: encoder.channelLayout)
+        }
+        let first = resampler!.nextOutputSample(capturedAt: time)
+        if nextPts == nil { nextPts = first }
+        if let converted = try resampler!.convert(frame) {
+            try fifo.write(converted, samples: converted.sampleCount)
+        }
+    }
+
+    /// Encodes what the FIFO holds in the encoder's frame size; `all` also sends the last,
+    /// shorter frame.
+    private func emit(all: Bool, mux: Mux) throws(CaptureError) {
+        let size = encoder.frameSize > 0 ? encoder.frameSize : 4096
+        while fifo.count >= size || (all && fifo.count > 0) {
+            try media("encoding audio") { () throws(FFmpegError) in
+                guard let frame = try fifo.read(samples: size) else { return }
+                frame.pts = nextPts ?? 0
+                nextPts = (nextPts ?? 0) + Int64(frame.sampleCount)
+                samples += Int64(frame.sampleCount)
+                try encoder.send(frame)
+            }
+            try drainEncoder(mux: mux)
+        }
+    }
+
+    /// Drains the resampler, the FIFO and the encoder at the end of the recording.
+    func finish(mux: Mux) throws(CaptureError) {
+        if let resampler {
+            try media("converting audio") { () throws(FFmpegError) in
+                while let rest = try resampler.convert(nil) { try fifo.write(rest, samples: rest.sampleCount) }
+            }
+        }
+        try emit(all: true, mux: mux)
+        try media("flushing the audio encoder") { () throws(FFmpegError) in try encoder.send(nil) }
+        try drainEncoder(mux: mux)
+    }
+
+    private func drainEncoder(mux: Mux) throws(CaptureError) {
+        while true {
+            let packet: Packet
+            do {
+                packet = try Packet()
+                guard try encoder.receive(into: packet) else { return }
+            } catch {
+                throw .failed("encoding audio failed: \(error)")
+            }
+            try mux(packet, stream)
+        }
+    }
+}

@@ -1,0 +1,94 @@
+internal import CFFmpeg
+
+/// Which FFmpeg codec and encoder stand behind a `--codec` / `--audio-codec` choice, and whether a
+/// container can hold it (`avformat_query_codec`).
+enum CodecChoice {
+    /// The codec id a video choice writes into `container`; nil for `copy` (the input's).
+    static func codecID(_ codec: RecordingRequest.VideoCodec, in container: ContainerFormat) -> AVCodecID? {
+        switch codec {
+        case .h264: AV_CODEC_ID_H264
+        // The YUV4MPEG muxer takes whole frames wrapped in packets, not raw bytes.
+        case .raw: container.muxer == "yuv4mpegpipe" ? AV_CODEC_ID_WRAPPED_AVFRAME : AV_CODEC_ID_RAWVIDEO
+        case .copy: nil
+        }
+    }
+
+    /// The encoder behind a video choice.
+    static func encoderName(_ codec: RecordingRequest.VideoCodec, in container: ContainerFormat) -> String {
+        switch codec {
+        case .h264: "libx264"
+        case .raw: container.muxer == "yuv4mpegpipe" ? "wrapped_avframe" : "rawvideo"
+        case .copy: "copy"
+        }
+    }
+
+    /// The codec id an audio choice writes; PCM stands for its 16-bit form here.
+    static func codecID(_ codec: RecordingRequest.AudioCodec) -> AVCodecID {
+        switch codec {
+        case .aac: AV_CODEC_ID_AAC
+        case .opus: AV_CODEC_ID_OPUS
+        case .pcm: AV_CODEC_ID_PCM_S16LE
+        case .flac: AV_CODEC_ID_FLAC
+        }
+    }
+
+    /// The Opus encoder: libopus when this FFmpeg has it, else FFmpeg's own (experimental in 5.1).
+    static var opusEncoder: (name: String, options: [String: String]) {
+        Encoder.exists("libopus") ? ("libopus", [:]) : ("opus", ["strict": "experimental"])
+    }
+
+    /// Checks that `container` can hold the chosen codecs.
+    ///
+    /// - Throws: `CaptureError.usage` (64) naming the codecs that would work in that container and
+    ///   the containers that would hold the codec.
+    static func validate(
+        video: RecordingRequest.VideoCodec?, audio: RecordingRequest.AudioCodec?, in container: ContainerFormat
+    ) throws(CaptureError) {
+        let file = "." + container.fileExtension
+        if let video {
+            guard container.holdsVideo else {
+                throw .usage(
+                    "\(file) files hold audio only; record video to \(ContainerFormat.extensions { $0.holdsVideo })")
+            }
+            if let id = codecID(video, in: container), !holds(container, id) {
+                let working = RecordingRequest.VideoCodec.allCases.filter { codec in
+                    codecID(codec, in: container).map { holds(container, $0) } ?? false
+                }
+                let others = ContainerFormat.extensions { other in other.holdsVideo && (codecID(video, in: other).map { holds(other, $0) } ?? false) }
+                throw .usage(
+                    "\(file) files cannot hold \(video.rawValue) video; use --codec "
+                        + working.map(\.rawValue).joined(separator: " or ") + ", or record \(video.rawValue) to \(others)")
+            }
+        }
+        if let audio {
+            guard container.holdsAudio else {
+                throw .usage(
+                    "\(file) files hold video only; record audio to \(ContainerFormat.extensions { $0.holdsAudio && $0.holdsVideo })"
+                )
+            }
+            if !holds(container, codecID(audio)) {
+                let working = RecordingRequest.AudioCodec.allCases.filter { holds(container, codecID($0)) }
+                let others = ContainerFormat.extensions { $0.holdsAudio && holds($0, codecID(audio)) }
+                throw .usage(
+                    "\(file) files cannot hold \(audio.rawValue) audio; use --audio-codec "
+                        + working.map(\.rawValue).joined(separator: " or ") + ", or record \(audio.rawValue) to \(others)")
+            }
+        }
+    }
+
+    /// True when the muxer says it holds `codec`, or it is one of the muxer's own defaults.
+    static func holds(_ container: ContainerFormat, _ codec: AVCodecID) -> Bool {
+        OutputContainer.canHold(formatName: container.muxer, codec: codec) == true
+    }
+
+    /// The PCM codec that stores `format` samples as they are (`av_get_pcm_codec`, little endian),
+    /// if `container` holds it; else 16-bit PCM.
+    static func pcmEncoder(for format: AVSampleFormat, in container: ContainerFormat) -> (name: String, format: AVSampleFormat) {
+        let packed = av_get_packed_sample_fmt(format)
+        let id = av_get_pcm_codec(packed, 0)
+        if id != AV_CODEC_ID_NONE, holds(container, id), let codec = avcodec_find_encoder(id) {
+            return (String(cString: codec.pointee.name), packed)
+        }
+        return ("pcm_s16le", AV_SAMPLE_FMT_S16)
+    }
+}

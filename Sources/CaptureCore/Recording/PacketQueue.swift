@@ -1,0 +1,156 @@
+import Foundation
+
+/// A packet on its way from a reader thread to the recording loop, stamped on the session clock.
+struct QueuedPacket: @unchecked Sendable {
+    let packet: Packet
+    /// Capture time on the session clock (CLOCK_MONOTONIC), microseconds.
+    let time: Int64
+}
+
+/// The bounded hand-over between reader threads (one lane each) and the recording loop.
+///
+/// A live video lane that is full drops its oldest packet, so a slow encoder costs frames, not
+/// memory or latency; the drops are counted. A live audio lane is never trimmed (audio is small
+/// and a gap is audible). A lane fed from an unpaced source (a lavfi graph) makes its reader wait
+/// instead, since nothing is lost by waiting. Thread-safe.
+final class PacketQueue: @unchecked Sendable {
+    struct LaneState {
+        var items: [QueuedPacket] = []
+        var head = 0
+        var live: Bool
+        var dropsOldest: Bool
+        var capacity: Int
+        var ended = false
+        var error: CaptureError?
+        /// Packets dropped because the lane was full.
+        var dropped = 0
+        /// When the last packet arrived (session clock), for stall detection.
+        var lastArrival: Int64?
+        var count: Int { items.count - head }
+    }
+
+    enum Event {
+        case packet(lane: Int, QueuedPacket)
+        /// A lane's reader stopped: at the end of its input, on a stop request, or on `error`.
+        case ended(lane: Int, error: CaptureError?)
+        /// Nothing arrived within the timeout.
+        case idle
+    }
+
+    private let condition = NSCondition()
+    private var lanes: [LaneState] = []
+    private var reportedEnd: Set<Int> = []
+    private var closed = false
+
+    /// Adds a lane and returns its number.
+    ///
+    /// - Parameters:
+    ///   - live: a device that produces in real time whether or not anyone reads.
+    ///   - dropsOldest: when full, drop the oldest packet instead of waiting (live video).
+    ///   - capacity: packets held before dropping or waiting.
+    func addLane(live: Bool, dropsOldest: Bool, capacity: Int) -> Int {
+        condition.withLock {
+            lanes.append(LaneState(live: live, dropsOldest: dropsOldest, capacity: capacity))
+            return lanes.count - 1
+        }
+    }
+
+    /// Queues a packet. Blocks while an unpaced lane is full.
+    func push(_ item: QueuedPacket, lane: Int) {
+        condition.withLock {
+            lanes[lane].lastArrival = SessionClock.now()
+            while !closed && lanes[lane].count >= lanes[lane].capacity {
+                if lanes[lane].dropsOldest {
+                    lanes[lane].head += 1
+                    lanes[lane].dropped += 1
+                } else if lanes[lane].live {
+                    break  // live audio: never lose it; the capacity is a soft limit
+                } else {
+                    condition.wait()
+                }
+            }
+            if closed { return }
+            var state = lanes[lane]
+            if state.head > 64 && state.head * 2 > state.items.count {
+                state.items.removeFirst(state.head)
+                state.head = 0
+            }
+            state.items.append(item)
+            lanes[lane] = state
+            condition.broadcast()
+        }
+    }
+
+    /// Marks a lane's reader as finished, with the error that ended it if any.
+    func end(lane: Int, error: CaptureError?) {
+        condition.withLock {
+            lanes[lane].ended = true
+            lanes[lane].error = error
+            condition.broadcast()
+        }
+    }
+
+    /// Wakes and releases every waiting reader; later pushes are discarded.
+    func close() {
+        condition.withLock {
+            closed = true
+            condition.broadcast()
+        }
+    }
+
+    /// Waits until every lane has a packet or has ended, or until `deadline` (session clock).
+    ///
+    /// - Returns: the time of each lane's first packet, nil for a lane with none.
+    func firstTimes(until deadline: Int64) -> [Int64?] {
+        condition.withLock {
+            while !lanes.allSatisfy({ $0.count > 0 || $0.ended }) {
+                let remaining = deadline - SessionClock.now()
+                if remaining <= 0 { break }
+                _ = condition.wait(until: Date(timeIntervalSinceNow: Double(remaining) / 1e6))
+            }
+            return lanes.map { $0.count > 0 ? $0.items[$0.head].time : nil }
+        }
+    }
+
+    /// The next event: the earliest packet among the lanes, a lane that ended, or `.idle`.
+    ///
+    /// Unpaced lanes are merged strictly in time order (the loop waits for an empty one);
+    /// live lanes are taken as they come.
+    func next(timeout: Double) -> Event {
+        condition.withLock {
+            let deadline = Date(timeIntervalSinceNow: timeout)
+            while true {
+                for index in lanes.indices where lanes[index].ended && lanes[index].count == 0
+                    && !reportedEnd.contains(index)
+                {
+                    reportedEnd.insert(index)
+                    return .ended(lane: index, error: lanes[index].error)
+                }
+                let waitingForUnpaced = lanes.contains { !$0.live && !$0.ended && $0.count == 0 }
+                if !waitingForUnpaced {
+                    var best: Int?
+                    for index in lanes.indices where lanes[index].count > 0 {
+                        if best == nil || lanes[index].items[lanes[index].head].time
+                            < lanes[best!].items[lanes[best!].head].time
+                        {
+                            best = index
+                        }
+                    }
+                    if let best {
+                        let item = lanes[best].items[lanes[best].head]
+                        lanes[best].head += 1
+                        condition.broadcast()
+                        return .packet(lane: best, item)
+                    }
+                }
+                if !condition.wait(until: deadline) { return .idle }
+            }
+        }
+    }
+
+    /// Packets dropped so far from `lane` because it was full.
+    func dropped(lane: Int) -> Int { condition.withLock { lanes[lane].dropped } }
+
+    /// When `lane` last received a packet, on the session clock; nil before the first.
+    func lastArrival(lane: Int) -> Int64? { condition.withLock { lanes[lane].lastArrival } }
+}

@@ -1,0 +1,223 @@
+internal import CFFmpeg
+import Foundation
+
+/// Records cameras and microphones to one file: `capture record`.
+///
+/// Each input gets a reader thread that stamps its packets on the session clock and queues them;
+/// the thread calling `run` owns the encoders and the muxer and takes the packets in time order.
+/// The output file is created only when the first packet is ready to be written, so a recording
+/// that fails earlier leaves no file; once created, it is always finalized (trailer written),
+/// whatever ends the recording.
+public final class Recorder {
+    public let request: RecordingRequest
+    let stop: StopSignal
+    /// Called with one line for each warning (an odd frame size scaled, an option ignored).
+    public var onWarning: (String) -> Void = { _ in }
+    /// Called at most four times a second while recording.
+    public var onProgress: ((RecordingProgress) -> Void)?
+
+    /// - Parameters:
+    ///   - request: what to record.
+    ///   - stop: raised by a signal handler or by code to end the recording cleanly.
+    public init(request: RecordingRequest, stop: StopSignal) {
+        self.request = request
+        self.stop = stop
+    }
+
+    // Set up by `run`, used by the loop.
+    var container: ContainerFormat!
+    var output: OutputContainer!
+    var queue = PacketQueue()
+    var readers: [InputReader] = []
+    var video: (path: VideoPath, lane: Int, source: InputSource, input: MediaStreamInfo)?
+    var audio: (path: AudioPath, lane: Int, source: InputSource, input: MediaStreamInfo)?
+    var muxerOptions: [String: String] = [:]
+    private var createdFile = false
+
+    /// Records until --duration, --frames, the end of the inputs, a stop request, or an error.
+    ///
+    /// - Returns: the summary; `failure` is set when an error ended a recording whose file was
+    ///   already written (it is finalized up to there, exit 74).
+    /// - Throws: `CaptureError` for anything that fails before the first packet is written; no
+    ///   file is left behind then.
+    public func run() throws(CaptureError) -> RecordingResult {
+        try prepare()
+        defer {
+            stop.interrupt.raise()
+            queue.close()
+            for reader in readers { reader.wait(seconds: 1) }
+        }
+        return try record()
+    }
+
+    /// Writes a packet, creating the file and writing the header on the first one.
+    func mux(_ packet: Packet, stream: Int) throws(CaptureError) {
+        if !output.headerWritten {
+            do {
+                try output.writeHeader(options: muxerOptions)
+                createdFile = true
+            } catch {
+                // The muxer refused after the file was created: take it away again.
+                if output.context.pointee.pb != nil { try? FileManager.default.removeItem(atPath: output.path) }
+                if error.call == "avio_open" {
+                    throw .cannotCreate(path: request.output, reason: error.description)
+                }
+                throw .failed("\(request.output): the \(output.formatName) muxer refused the streams: \(error)")
+            }
+        }
+        do {
+            try output.write(packet, stream: stream)
+        } catch {
+            throw writeError(error)
+        }
+    }
+
+    func writeError(_ error: FFmpegError) -> CaptureError {
+        if error.errno == ENOSPC {
+            return .io(subject: request.output, reason: "disk full (no space left on device); the file is finalized up to there")
+        }
+        return .io(subject: request.output, reason: "writing failed: \(error)")
+    }
+
+    private func record() throws(CaptureError) -> RecordingResult {
+        for reader in readers { reader.start() }
+        let startedAt = SessionClock.now()
+        let firstTimes = queue.firstTimes(until: startedAt + Int64(request.stallTimeout * 1e6))
+        guard let t0 = firstTimes.compactMap({ $0 }).min() else {
+            // Nothing arrived at all: report what ended the readers, or a stall.
+            if case .ended(_, let error?) = queue.next(timeout: 0) { throw error }
+            if stop.isRequested { throw .failed("stopped before the first frame; nothing was written") }
+            let names = [video?.source.device.name, audio?.source.device.name].compactMap { $0 }
+            throw .io(
+                subject: names.joined(separator: ", "),
+                reason: "no data within \(Self.seconds(request.stallTimeout)) s; the device stalled")
+        }
+        if let duration = request.duration {
+            let end = Int64(duration * 1e6)
+            video?.path.endTime = end
+            audio?.path.endTime = end
+        }
+
+        var failure: CaptureError?
+        var stopReason = "end of input"
+        var stoppingSince: Int64?
+        var endedLanes = Set<Int>()
+        var lastProgress = SessionClock.now()
+        var lastFlush = SessionClock.now()
+        var progressFrames = (time: SessionClock.now(), frames: 0)
+
+        loop: while true {
+            let now = SessionClock.now()
+            if stop.isRequested && stoppingSince == nil {
+                stoppingSince = now
+                stopReason = stop.signal != 0 ? StopSignal.name(of: stop.signal) : "stop requested"
+                let end = now - t0
+                video?.path.endTime = min(video?.path.endTime ?? end, end)
+                audio?.path.endTime = min(audio?.path.endTime ?? end, end)
+            }
+            if let since = stoppingSince, now - since > 2_000_000 { break loop }  // a reader is stuck
+            if allDone(endedLanes: endedLanes) { break loop }
+
+            switch queue.next(timeout: 0.1) {
+            case .packet(let lane, let item):
+                let time = item.time - t0
+                if let video, lane == video.lane {
+                    video.path.noteDropped(queue.dropped(lane: lane) - video.path.lateFromQueue)
+                    video.path.lateFromQueue = queue.dropped(lane: lane)
+                    do {
+                        try video.path.process(item.packet, time: time, mux: mux)
+                    } catch {
+                        failure = error
+                        break loop
+                    }
+                    if video.path.done, let frames = request.frames, video.path.written >= frames {
+                        stopReason = "frames"
+                        if let end = video.path.endOfLastFrame { audio?.path.endTime = min(audio?.path.endTime ?? end, end) }
+                    }
+                } else if let audio, lane == audio.lane {
+                    do {
+                        try audio.path.process(item.packet, time: time, mux: mux)
+                    } catch {
+                        failure = error
+                        break loop
+                    }
+                }
+            case .ended(let lane, let error):
+                endedLanes.insert(lane)
+                if let error, stoppingSince == nil {
+                    failure = error
+                    stopReason = "error"
+                    break loop
+                }
+            case .idle:
+                break
+            }
+
+            // Housekeeping, at most a few times a second.
+            let after = SessionClock.now()
+            if stoppingSince == nil, let stalled = stalledLane(now: after, startedAt: startedAt, endedLanes: endedLanes) {
+                failure = .io(
+                    subject: stalled,
+                    reason: "no data for \(Self.seconds(request.stallTimeout)) s; the device stalled. The file is finalized up to there")
+                stopReason = "error"
+                break loop
+            }
+            if after - lastFlush >= 1_000_000 {
+                lastFlush = after
+                do { try output.flush() } catch {
+                    failure = writeError(error)
+                    break loop
+                }
+            }
+            if let onProgress, after - lastProgress >= 250_000 {
+                let frames = video?.path.written ?? 0
+                let span = Double(after - progressFrames.time) / 1e6
+                let fps = span > 0 ? Double(frames - progressFrames.frames) / span : 0
+                if after - progressFrames.time >= 1_000_000 { progressFrames = (after, frames) }
+                lastProgress = after
+                let elapsed = Double(after - t0) / 1e6
+                let bytes = output.bytesWritten
+                onProgress(
+                    RecordingProgress(
+                        elapsed: elapsed, frames: frames, fps: fps, dropped: video?.path.droppedTotal ?? 0, bytes: bytes,
+                        bitRate: elapsed > 0 ? Double(bytes) * 8 / elapsed : 0))
+            }
+        }
+        if failure == nil && stoppingSince == nil {
+            if request.frames != nil && video?.path.done == true {
+                stopReason = "frames"
+            } else if request.duration != nil
+                && [video?.path.done, audio?.path.done].allSatisfy({ $0 ?? true })
+                && endedLanes.count < readers.count
+            {
+                stopReason = "duration"
+            }
+        }
+        // Stop the readers and drop what they still queue, then finalize.
+        stop.interrupt.raise()
+        queue.close()
+        return try finalize(failure: failure, stopReason: stopReason, t0: t0)
+    }
+
+    /// True when every stream has recorded all it should.
+    private func allDone(endedLanes: Set<Int>) -> Bool {
+        let videoDone = video.map { $0.path.done || endedLanes.contains($0.lane) } ?? true
+        let audioDone = audio.map { $0.path.done || endedLanes.contains($0.lane) } ?? true
+        return videoDone && audioDone
+    }
+
+    /// The device name of a live input silent for longer than the stall timeout, if any.
+    private func stalledLane(now: Int64, startedAt: Int64, endedLanes: Set<Int>) -> String? {
+        let limit = Int64(request.stallTimeout * 1e6)
+        for entry in [video.map { ($0.lane, $0.source) }, audio.map { ($0.lane, $0.source) }].compactMap({ $0 })
+        where entry.1.live && !endedLanes.contains(entry.0) {
+            let last = queue.lastArrival(lane: entry.0) ?? startedAt
+            if now - last > limit { return entry.1.device.name }
+        }
+        return nil
+    }
+
+    static func seconds(_ value: Double) -> String {
+        value == value.rounded() ? "\(Int(value))" : String(format: "%.1f", value)
+    }
+}

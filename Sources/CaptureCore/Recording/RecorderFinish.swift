@@ -1,0 +1,83 @@
+internal import CFFmpeg
+import Foundation
+
+/// Ending a recording: drain the encoders, write the trailer once, read the file back, summarize.
+extension Recorder {
+    func finalize(failure: CaptureError?, stopReason: String, t0: Int64) throws(CaptureError) -> RecordingResult {
+        var failure = failure
+        do {
+            try video?.path.finish(mux: mux)
+            try audio?.path.finish(mux: mux)
+        } catch {
+            if failure == nil { failure = error }
+        }
+        guard output.headerWritten else {
+            // Nothing reached the file, so there is no file: report why.
+            throw failure ?? .failed("\(request.output): nothing was recorded; no frame or sample arrived before the stop")
+        }
+        do {
+            try output.finish()
+        } catch {
+            if failure == nil { failure = writeError(error) }
+        }
+        let check = verify()
+        if failure == nil, let problem = check.problem {
+            failure = .io(subject: request.output, reason: "the finished file does not read back: \(problem)")
+        }
+        let attributes = try? FileManager.default.attributesOfItem(atPath: request.output)
+        let size = (attributes?[.size] as? NSNumber)?.int64Value ?? output.bytesWritten
+        var summary = RecordingSummary(
+            output: request.output, container: container.muxer, video: nil, audio: nil, startOffset: nil,
+            duration: check.duration ?? 0, fileSize: size,
+            stopReason: failure == nil ? stopReason : "error", error: failure.map { "\($0)" })
+        if let video {
+            let path = video.path
+            summary.video = RecordingSummary.Video(
+                device: video.source.device.name,
+                input: [video.input.codec, video.input.pixelFormat].compactMap { $0 }.joined(separator: " "),
+                codec: CodecChoice.encoderName(request.videoCodec ?? container.defaultVideoCodec ?? .h264, in: container),
+                width: path.width, height: path.height,
+                pixelFormat: repairedString(av_get_pix_fmt_name(path.pixelFormat)) ?? video.input.pixelFormat ?? "?",
+                frameRateRequested: request.frameRate, frameRate: path.rate, frameRateMeasured: path.measuredRate.map { ($0 * 1000).rounded() / 1000 },
+                framesWritten: path.written,
+                framesDropped: .init(late: path.late, corrupt: path.corrupt, gaps: path.gaps),
+                start: Double(path.firstTime ?? 0) / 1e6)
+            if video.input.codec != "rawvideo" && summary.video?.codec == "copy" {
+                summary.video?.pixelFormat = video.input.codec
+            }
+        }
+        if let audio {
+            let encoder = audio.path.encoder
+            summary.audio = RecordingSummary.Audio(
+                device: audio.source.device.name, input: audio.input.summary, codec: encoder.name,
+                sampleRate: encoder.sampleRate, channels: Int(encoder.channelLayout.nb_channels),
+                sampleFormat: repairedString(av_get_sample_fmt_name(encoder.sampleFormat)) ?? "?",
+                samples: audio.path.samples, overruns: audio.path.overruns, start: Double(audio.path.firstTime ?? 0) / 1e6)
+        }
+        if let v = video?.path.firstTime, let a = audio?.path.firstTime {
+            summary.startOffset = Double(a - v) / 1e6
+        }
+        return RecordingResult(summary: summary, failure: failure)
+    }
+
+    /// Reopens the finished file as a player would and checks its streams and duration.
+    private func verify() -> (duration: Double?, problem: String?) {
+        let expected = (video == nil ? 0 : 1) + (audio == nil ? 0 : 1)
+        do {
+            let file = try InputContainer(url: "file:" + request.output, format: nil)
+            try file.findStreamInfo()
+            let duration = file.duration
+            if file.streamCount != expected {
+                return (duration, "it has \(file.streamCount) streams instead of \(expected)")
+            }
+            let wrote = (video?.path.written ?? 0) > 0 || (audio?.path.samples ?? 0) > 0
+            // Raw streams without an index (.h264, .y4m) have only an estimated duration.
+            if wrote, container.muxer != "h264", duration == nil || duration == 0 {
+                return (duration, "its duration is zero")
+            }
+            return (duration, nil)
+        } catch {
+            return (nil, "\(error)")
+        }
+    }
+}

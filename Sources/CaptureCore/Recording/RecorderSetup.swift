@@ -1,0 +1,284 @@
+internal import CFFmpeg
+import Foundation
+
+/// Setting up a recording: checks that need no device first (container, codecs, options, the
+/// output path), then the devices, decoders, encoders and output streams.
+extension Recorder {
+    /// Pixel formats the YUV4MPEG muxer writes.
+    static let y4mPixelFormats: Set<String> = [
+        "yuv420p", "yuvj420p", "yuv422p", "yuvj422p", "yuv444p", "yuvj444p", "yuv411p", "gray", "yuva444p",
+        "yuv420p9le", "yuv420p10le", "yuv420p12le", "yuv420p14le", "yuv420p16le", "yuv422p9le", "yuv422p10le",
+        "yuv422p12le", "yuv422p14le", "yuv422p16le", "yuv444p9le", "yuv444p10le", "yuv444p12le", "yuv444p14le",
+        "yuv444p16le", "gray9le", "gray10le", "gray12le", "gray16le",
+    ]
+
+    func prepare() throws(CaptureError) {
+        container = try ContainerFormat.forPath(request.output)
+        var videoName = request.video
+        let audioName = request.audio
+        if videoName == nil && audioName == nil {
+            guard let camera = DeviceDiscovery.list(video: true, audio: false).cameras.first(where: { $0.api == .v4l2 }) else {
+                throw .deviceNotFound(
+                    device: "camera", valid: [],
+                    hint: "no camera found; record the built-in test pattern with --video test")
+            }
+            videoName = try DeviceName(parsing: camera.name)
+        }
+        let videoCodec = videoName.map { _ in request.videoCodec ?? container.defaultVideoCodec ?? .h264 }
+        let audioCodec = audioName.map { _ in request.audioCodec ?? container.defaultAudioCodec ?? .aac }
+        try checkOptions(videoCodec: videoCodec, hasAudio: audioName != nil)
+        try CodecChoice.validate(video: videoCodec, audio: audioCodec, in: container)
+        try checkOutputPath()
+
+        let videoDevice = try videoName.map { name throws(CaptureError) in try DeviceResolver.resolve(name, kind: .video) }
+        let audioDevice = try audioName.map { name throws(CaptureError) in try DeviceResolver.resolve(name, kind: .audio) }
+        output = try media("preparing \(request.output)") { () throws(FFmpegError) in
+            try OutputContainer(path: request.output, formatName: container.muxer)
+        }
+        if let videoDevice, let videoCodec { try setUpVideo(videoDevice, codec: videoCodec) }
+        if let audioDevice, let audioCodec { try setUpAudio(audioDevice, codec: audioCodec) }
+        muxerOptions = Self.muxerOptions(for: container)
+    }
+
+    /// Options that only some codecs take, and values FFmpeg would reject late.
+    private func checkOptions(videoCodec: RecordingRequest.VideoCodec?, hasAudio: Bool) throws(CaptureError) {
+        if videoCodec == nil {
+            for (given, name) in [
+                (request.frames != nil, "--frames"), (request.videoCodec != nil, "--codec"),
+                (request.videoSize != nil, "--video-size"), (request.frameRate != nil, "--framerate"),
+                (request.pixelFormat != nil, "--pixel-format"), (request.inputFormat != nil, "--input-format"),
+            ] where given {
+                throw .usage("\(name) needs a video source (--video)")
+            }
+        }
+        if !hasAudio {
+            for (given, name) in [
+                (request.audioCodec != nil, "--audio-codec"), (request.sampleRate != nil, "--sample-rate"),
+                (request.channels != nil, "--channels"),
+            ] where given {
+                throw .usage("\(name) needs an audio source (--audio)")
+            }
+        }
+        if videoCodec != .h264 {
+            for (given, name) in [(request.crf != nil, "--crf"), (request.preset != nil, "--preset"), (request.bitRate != nil, "--bitrate")]
+            where given {
+                throw .usage("\(name) applies to --codec h264 only")
+            }
+        }
+        if videoCodec == .copy && request.pixelFormat != nil {
+            throw .usage("--pixel-format cannot apply to --codec copy, which writes the camera's packets as they are")
+        }
+        if let name = request.pixelFormat, av_get_pix_fmt(name) == AV_PIX_FMT_NONE {
+            throw .usage("unknown pixel format '\(name)' (FFmpeg names, e.g. yuv420p, nv12, yuyv422, bgra)")
+        }
+        if videoCodec == .h264, let name = request.pixelFormat {
+            let format = av_get_pix_fmt(name)
+            let takes = Self.x264Formats420
+            if !takes.contains(format) {
+                let names = takes.compactMap { repairedString(av_get_pix_fmt_name($0)) }
+                throw .usage("--codec h264 records 4:2:0 pixel formats only: \(names.joined(separator: ", ")); not \(name)")
+            }
+        }
+    }
+
+    /// The 4:2:0 formats libx264 takes (`AVCodec.pix_fmts` with half-size chroma).
+    static var x264Formats420: [AVPixelFormat] {
+        Encoder.pixelFormats(of: "libx264").filter { format in
+            guard let descriptor = av_pix_fmt_desc_get(format) else { return false }
+            return descriptor.pointee.log2_chroma_w == 1 && descriptor.pointee.log2_chroma_h == 1
+                && descriptor.pointee.nb_components >= 3
+        }
+    }
+
+    /// An existing output is refused without --force, and one that cannot be created is refused,
+    /// before any device is opened.
+    private func checkOutputPath() throws(CaptureError) {
+        let path = request.output
+        var status = stat()
+        if lstat(path, &status) == 0 {
+            if !request.force { throw .outputExists(path: path) }
+            if status.st_mode & S_IFMT == S_IFDIR { throw .cannotCreate(path: path, reason: "it is a directory") }
+        }
+        let directory = (path as NSString).deletingLastPathComponent
+        let parent = directory.isEmpty ? "." : directory
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw .cannotCreate(path: path, reason: "the directory \(parent) does not exist")
+        }
+        if access(parent, W_OK) != 0 {
+            throw .cannotCreate(path: path, reason: "the directory \(parent) is not writable")
+        }
+    }
+
+    private func openInput(_ source: InputSource, kind: Device.Kind) throws(CaptureError) -> (InputContainer, Int, MediaStreamInfo) {
+        let input = try source.open(interrupt: stop.interrupt)
+        if !source.live && kind == .video {
+            // An unpaced lavfi graph does not declare its frame rate until some frames are read.
+            do throws(FFmpegError) { try input.findStreamInfo() } catch {
+                throw InputSource.captureError(error, device: source.device.name, kind: kind, api: source.device.api)
+            }
+        }
+        let wanted: MediaStreamInfo.Kind = kind == .video ? .video : .audio
+        guard let index = input.firstStream(of: wanted) else {
+            let what = kind == .video ? "video" : "audio"
+            if source.device.api == .lavfi { throw .usage("\(source.device.name): the lavfi graph gives no \(what)") }
+            throw .notSupported(device: source.device.name, reason: "gives no \(what)")
+        }
+        return (input, index, input.info(of: index))
+    }
+
+    private func setUpVideo(_ device: Device, codec: RecordingRequest.VideoCodec) throws(CaptureError) {
+        let source = try InputSource.make(device, kind: .video, request: request)
+        let (input, index, info) = try openInput(source, kind: .video)
+        let width = info.width ?? 0
+        let height = info.height ?? 0
+        // The driver may quietly apply another size or rate than asked; record nothing rather than
+        // something else.
+        if device.api == .v4l2 {
+            if let size = request.videoSize, size.width != width || size.height != height {
+                throw .notSupported(
+                    device: device.name, reason: "asked for \(size) but the driver applied \(width)x\(height)")
+            }
+            if let rate = request.frameRate, let applied = info.frameRate,
+                abs(applied.doubleValue - rate.doubleValue) > rate.doubleValue * 0.01
+            {
+                throw .notSupported(
+                    device: device.name,
+                    reason: "asked for \(rate.decimalDescription) fps but the driver applied \(applied.decimalDescription) fps")
+            }
+        }
+        var rate = request.frameRate ?? info.frameRate ?? source.frameRate ?? Rational(30, 1)
+        if rate.doubleValue > 1000 || rate.doubleValue <= 0 { rate = Rational(30, 1) }
+        let inputFormat = info.pixelFormat.map { av_get_pix_fmt($0) } ?? AV_PIX_FMT_NONE
+        let stream: Int
+        var decoder: Decoder?
+        var encoder: Encoder?
+        var target = (width: width, height: height, format: inputFormat)
+        switch codec {
+        case .copy:
+            guard let id = Optional(input.stream(index).pointee.codecpar.pointee.codec_id),
+                CodecChoice.holds(container, id)
+            else {
+                throw .usage(".\(container.fileExtension) files cannot hold the camera's \(info.codec) packets; use --codec h264 or raw, or .mkv")
+            }
+            stream = try media("adding the video stream") { () throws(FFmpegError) in
+                try output.addStream(copying: input, stream: index, timeBase: microseconds)
+            }
+        case .h264, .raw:
+            decoder = try media("opening the video decoder") { () throws(FFmpegError) in try Decoder(input: input, stream: index) }
+            if codec == .h264 {
+                target.format = request.pixelFormat.map { av_get_pix_fmt($0) } ?? AV_PIX_FMT_YUV420P
+                let even = (width: max(2, width & ~1), height: max(2, height & ~1))
+                if even.width != width || even.height != height {
+                    onWarning(
+                        "\(width)x\(height) is an odd frame size, which H.264 in 4:2:0 cannot hold; "
+                            + "scaling to \(even.width)x\(even.height)")
+                    target.width = even.width
+                    target.height = even.height
+                }
+            } else {
+                if let name = request.pixelFormat { target.format = av_get_pix_fmt(name) }
+                if target.format == AV_PIX_FMT_NONE { target.format = AV_PIX_FMT_YUV420P }
+                let name = repairedString(av_get_pix_fmt_name(target.format)) ?? "?"
+                if container.muxer == "yuv4mpegpipe" && !Self.y4mPixelFormats.contains(name) {
+                    throw .usage(
+                        ".y4m files cannot hold \(name) pictures; use --pixel-format yuv420p, yuv422p or yuv444p, or record to .nut or .mkv")
+                }
+            }
+            let settings = Encoder.VideoSettings(
+                width: target.width, height: target.height, pixelFormat: target.format, frameRate: rate,
+                keyframeInterval: codec == .h264 ? max(1, Int(2 * rate.doubleValue)) : 1,
+                bitRate: request.bitRate ?? 0, options: codec == .h264 ? x264Options() : [:])
+            let name = CodecChoice.encoderName(codec, in: container)
+            let made = try media("opening the \(name) encoder") { () throws(FFmpegError) in
+                try Encoder(video: name, settings, globalHeader: output.wantsGlobalHeader)
+            }
+            encoder = made
+            stream = try media("adding the video stream") { () throws(FFmpegError) in try output.addStream(encoder: made) }
+        }
+        let path = VideoPath(
+            stream: stream, rate: rate, decoder: decoder, encoder: encoder, width: target.width, height: target.height,
+            pixelFormat: target.format, frameLimit: request.frames)
+        let lane = queue.addLane(live: source.live, dropsOldest: source.live, capacity: 8)
+        readers.append(InputReader(input: input, stream: index, source: source, lane: lane, queue: queue, interrupt: stop.interrupt))
+        video = (path, lane, source, info)
+    }
+
+    private func x264Options() -> [String: String] {
+        var options = ["preset": request.preset ?? "veryfast"]
+        if request.bitRate == nil { options["crf"] = "\(request.crf ?? 23)" }
+        return options
+    }
+
+    private func setUpAudio(_ device: Device, codec: RecordingRequest.AudioCodec) throws(CaptureError) {
+        let source = try InputSource.make(device, kind: .audio, request: request)
+        let (input, index, info) = try openInput(source, kind: .audio)
+        let parameters = input.stream(index).pointee.codecpar.pointee
+        let inputFormat = AVSampleFormat(rawValue: parameters.format)
+        let inputRate = Int(parameters.sample_rate)
+        let channels = request.channels ?? Int(parameters.ch_layout.nb_channels)
+        var rate = request.sampleRate ?? inputRate
+        var name: String
+        var options: [String: String] = [:]
+        var format: AVSampleFormat
+        var bitRate = 0
+        switch codec {
+        case .aac:
+            name = "aac"
+            format = Self.pick(inputFormat, from: Encoder.sampleFormats(of: name))
+            bitRate = channels == 1 ? 96_000 : 128_000
+        case .opus:
+            (name, options) = CodecChoice.opusEncoder
+            format = Self.pick(inputFormat, from: Encoder.sampleFormats(of: name))
+        case .pcm:
+            (name, format) = CodecChoice.pcmEncoder(for: inputFormat, in: container)
+        case .flac:
+            name = "flac"
+            format = av_get_bytes_per_sample(inputFormat) > 2 ? AV_SAMPLE_FMT_S32 : AV_SAMPLE_FMT_S16
+        }
+        let rates = Encoder.sampleRates(of: name)
+        if !rates.isEmpty && !rates.contains(rate) {
+            let nearest = rates.min { abs($0 - rate) < abs($1 - rate) || (abs($0 - rate) == abs($1 - rate) && $0 > $1) }!
+            if request.sampleRate != nil {
+                onWarning("\(name) does not take \(rate) Hz; recording at \(nearest) Hz")
+            }
+            rate = nearest
+        }
+        let settings = Encoder.AudioSettings(
+            sampleRate: rate, channels: channels, sampleFormat: format, bitRate: bitRate, options: options)
+        let decoder = try media("opening the audio decoder") { () throws(FFmpegError) in try Decoder(input: input, stream: index) }
+        let encoder = try media("opening the \(name) encoder") { () throws(FFmpegError) in
+            try Encoder(audio: name, settings, globalHeader: output.wantsGlobalHeader)
+        }
+        let stream = try media("adding the audio stream") { () throws(FFmpegError) in try output.addStream(encoder: encoder) }
+        let path = try AudioPath(stream: stream, decoder: decoder, encoder: encoder)
+        let lane = queue.addLane(live: source.live, dropsOldest: false, capacity: source.live ? 512 : 32)
+        readers.append(InputReader(input: input, stream: index, source: source, lane: lane, queue: queue, interrupt: stop.interrupt))
+        audio = (path, lane, source, info)
+    }
+
+    /// `format` itself, its packed or planar twin, else the encoder's first format.
+    private static func pick(_ format: AVSampleFormat, from formats: [AVSampleFormat]) -> AVSampleFormat {
+        if formats.isEmpty || formats.contains(format) { return format }
+        for twin in [av_get_packed_sample_fmt(format), av_get_planar_sample_fmt(format)] where formats.contains(twin) {
+            return twin
+        }
+        return formats[0]
+    }
+
+    /// Muxer options that keep a file readable if the process dies: fragmented MP4 with fragments
+    /// of at most one second, Matroska clusters of at most one second, every write pushed to disk.
+    static func muxerOptions(for container: ContainerFormat) -> [String: String] {
+        var options = ["flush_packets": "1"]
+        switch container.muxer {
+        case "mp4", "mov", "ipod":
+            options["movflags"] = "+frag_keyframe+empty_moov+default_base_moof+negative_cts_offsets"
+            options["frag_duration"] = "1000000"
+        case "matroska":
+            options["cluster_time_limit"] = "1000"
+        default:
+            break
+        }
+        return options
+    }
+}

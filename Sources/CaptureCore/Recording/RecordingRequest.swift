@@ -1,0 +1,106 @@
+/// Everything `capture record` was asked to do, as plain values.
+///
+/// Devices are names as the user typed them; the recorder resolves them. Nil means "choose":
+/// the container's default codec, the device's native size, rate and format.
+public struct RecordingRequest: Sendable {
+    /// How video is written.
+    public enum VideoCodec: String, Sendable, CaseIterable, Codable {
+        /// H.264 through libx264.
+        case h264
+        /// The frames as the device delivers them, uncompressed.
+        case raw
+        /// The device's compressed packets (MJPEG, H.264) as they are.
+        case copy
+    }
+
+    /// How audio is written.
+    public enum AudioCodec: String, Sendable, CaseIterable, Codable {
+        case aac, opus, pcm, flac
+    }
+
+    /// A frame size in pixels, written `640x480`.
+    public struct FrameSize: Hashable, Sendable, Codable, CustomStringConvertible {
+        public var width: Int
+        public var height: Int
+        public init(width: Int, height: Int) {
+            self.width = width
+            self.height = height
+        }
+        /// Parses `WIDTHxHEIGHT`, both from 1 to 16384.
+        public init?(parsing text: String) {
+            let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
+            guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), (1...16384).contains(w),
+                (1...16384).contains(h)
+            else { return nil }
+            self.init(width: w, height: h)
+        }
+        public var description: String { "\(width)x\(height)" }
+    }
+
+    /// The camera or video source; nil for audio only.
+    public var video: DeviceName?
+    /// The microphone or audio source; nil for video only.
+    public var audio: DeviceName?
+    /// The output file; its extension chooses the container.
+    public var output: String
+    /// Requested frame size; nil: the device's choice.
+    public var videoSize: FrameSize?
+    /// Requested frames per second; nil: the device's choice.
+    public var frameRate: Rational?
+    /// The camera's input format, as FFmpeg names it (`yuyv422`, `mjpeg`); nil: chosen.
+    public var inputFormat: String?
+    /// The recorded pixel format (FFmpeg name); nil: yuv420p for H.264, the device's for raw.
+    public var pixelFormat: String?
+    public var videoCodec: VideoCodec?
+    /// x264 constant rate factor, 0-51 (lower is better); used unless `bitRate` is set.
+    public var crf: Int?
+    /// x264 preset, `ultrafast` ... `placebo`.
+    public var preset: String?
+    /// Video bit rate in bits per second; replaces crf.
+    public var bitRate: Int?
+    /// Recorded audio sample rate in Hz; nil: the device's.
+    public var sampleRate: Int?
+    /// Recorded channel count; nil: the device's.
+    public var channels: Int?
+    public var audioCodec: AudioCodec?
+    /// Stop after this many seconds of recording.
+    public var duration: Double?
+    /// Stop after exactly this many video frames.
+    public var frames: Int?
+    /// Overwrite an existing output.
+    public var force: Bool
+    /// Seconds without data from a live device before it counts as stalled.
+    public var stallTimeout: Double
+
+    public init(
+        video: DeviceName? = nil, audio: DeviceName? = nil, output: String, videoSize: FrameSize? = nil,
+        frameRate: Rational? = nil, inputFormat: String? = nil, pixelFormat: String? = nil,
+        videoCodec: VideoCodec? = nil, crf: Int? = nil, preset: String? = nil, bitRate: Int? = nil,
+        sampleRate: Int? = nil, channels: Int? = nil, audioCodec: AudioCodec? = nil,
+        duration: Double? = nil, frames: Int? = nil, force: Bool = false, stallTimeout: Double = 5
+    ) {
+        self.video = video
+        self.audio = audio
+        self.output = output
+        self.videoSize = videoSize
+        self.frameRate = frameRate
+        self.inputFormat = inputFormat
+        self.pixelFormat = pixelFormat
+        self.videoCodec = videoCodec
+        self.crf = crf
+        self.preset = preset
+        self.bitRate = bitRate
+        self.sampleRate = sampleRate
+        self.channels = channels
+        self.audioCodec = audioCodec
+        self.duration = duration
+        self.frames = frames
+        self.force = force
+        self.stallTimeout = stallTimeout
+    }
+
+    /// The presets libx264 knows, fastest first.
+    public static let x264Presets = [
+        "ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo",
+    ]
+}

@@ -1,0 +1,91 @@
+/// What a finished recording wrote and what happened on the way: the `--json` summary of
+/// `capture record` (snake_case keys).
+public struct RecordingSummary: Codable, Hashable, Sendable {
+    /// Frames that never reached the file, by cause.
+    public struct Drops: Codable, Hashable, Sendable {
+        /// Discarded because the encoder fell behind, or a duplicate frame slot.
+        public var late: Int
+        /// Empty or damaged buffers from the device.
+        public var corrupt: Int
+        /// Missing from the device's timestamps: gaps over 1.5 frame intervals.
+        public var gaps: Int
+        public var total: Int { late + corrupt + gaps }
+    }
+
+    public struct Video: Codable, Hashable, Sendable {
+        /// The device argument, e.g. `/dev/video0` or `test`.
+        public var device: String
+        /// What the device delivered: codec and pixel format, e.g. `rawvideo yuyv422`.
+        public var input: String
+        /// The encoder (`libx264`, `rawvideo`) or `copy`.
+        public var codec: String
+        public var width: Int
+        public var height: Int
+        public var pixelFormat: String
+        /// Frames per second asked for with --framerate, if any.
+        public var frameRateRequested: Rational?
+        /// Frames per second the stream is written at.
+        public var frameRate: Rational
+        /// Frames per second measured from the device's timestamps.
+        public var frameRateMeasured: Double?
+        public var framesWritten: Int
+        public var framesDropped: Drops
+        /// The first frame's time from the start of the recording, seconds.
+        public var start: Double
+    }
+
+    public struct Audio: Codable, Hashable, Sendable {
+        public var device: String
+        /// What the device delivered, e.g. `pcm_s16le s16 48000 Hz 2 channels`.
+        public var input: String
+        /// The encoder: `aac`, `libopus`, `pcm_s16le`, `flac`.
+        public var codec: String
+        public var sampleRate: Int
+        public var channels: Int
+        public var sampleFormat: String
+        /// Samples per channel written.
+        public var samples: Int64
+        /// Gaps in the device's audio (overruns) filled with silence.
+        public var overruns: Int
+        /// The first sample's time from the start of the recording, seconds.
+        public var start: Double
+    }
+
+    /// The output file as given.
+    public var output: String
+    /// The muxer: `mp4`, `matroska`, ...
+    public var container: String
+    public var video: Video?
+    public var audio: Audio?
+    /// Audio start minus video start in seconds, when both are recorded.
+    public var startOffset: Double?
+    /// The duration of the finished file as it reads back, seconds.
+    public var duration: Double
+    /// Bytes on disk.
+    public var fileSize: Int64
+    /// Why the recording ended: `duration`, `frames`, `SIGINT`, `end of input`, `error`.
+    public var stopReason: String
+    /// The error that ended the recording, if one did; the file is finalized up to it.
+    public var error: String?
+}
+
+/// A snapshot for the progress line, taken at most four times a second.
+public struct RecordingProgress: Sendable {
+    /// Seconds recorded so far.
+    public var elapsed: Double
+    public var frames: Int
+    /// Frames per second over the last moments.
+    public var fps: Double
+    public var dropped: Int
+    /// Bytes written so far.
+    public var bytes: Int64
+    /// Bits per second, averaged over the recording.
+    public var bitRate: Double
+}
+
+/// A finished recording: its summary, and the error that ended it early if any (exit 74 with
+/// the file kept and finalized).
+public struct RecordingResult: Sendable {
+    public var summary: RecordingSummary
+    public var failure: CaptureError?
+}

@@ -1,0 +1,172 @@
+import CaptureCore
+import Foundation
+
+/// `capture record`: cameras and microphones (or the test sources) to a file.
+struct RecordCommand: Command {
+    static let spec = CommandSpec(
+        name: "record",
+        abstract: "Record video and audio from cameras, microphones or the test sources to a file.",
+        discussion: """
+            The container follows the output's extension: .mp4 .mov .mkv .nut .avi .y4m .h264 \
+            (video, with audio where it fits), .wav .flac .m4a .opus (audio only). With neither \
+            --video nor --audio the first camera is recorded. Ctrl-C (SIGINT), SIGTERM and SIGHUP \
+            stop the recording cleanly: the file is finalized and the exit status is 0.
+            """,
+        arguments: [ArgumentSpec(name: "output", help: "The file to write; its extension chooses the container.")],
+        options: [
+            .option("--video", "device", help: "Camera: index or name from 'capture list', 'test', or lavfi:GRAPH."),
+            .option("--audio", "device", help: "Microphone: index or name from 'capture list', 'test', or lavfi:GRAPH."),
+            .option("--video-size", "WxH", help: "Frame size to ask the camera for, e.g. 1280x720."),
+            .option("--framerate", "fps", help: "Frame rate to ask the camera for, e.g. 30 or 30000/1001."),
+            .option("--input-format", "format", help: "The camera's format, as FFmpeg names it (yuyv422, mjpeg, h264)."),
+            .option("--pixel-format", "format", help: "Pixel format to record (h264: a 4:2:0 format such as nv12).", default: "yuv420p for h264, the camera's for raw"),
+            .option("--codec", "codec", help: "Video codec: h264, raw or copy.", default: "h264 for .mp4 .mov .mkv .h264, raw for .nut .avi .y4m"),
+            .option("--crf", "n", help: "H.264 quality, 0-51 (lower is better).", default: "23"),
+            .option("--preset", "name", help: "H.264 speed preset, ultrafast ... veryslow.", default: "veryfast"),
+            .option("--bitrate", "rate", help: "H.264 bit rate instead of --crf, e.g. 4M or 800k."),
+            .option("--sample-rate", "Hz", help: "Audio sample rate to record.", default: "the microphone's"),
+            .option("--channels", "n", help: "Audio channels to record.", default: "the microphone's"),
+            .option("--audio-codec", "codec", help: "Audio codec: aac, opus, pcm or flac.", default: "aac for .mp4 .mov .m4a, pcm for .mkv .nut .avi .wav"),
+            .option("--duration", "seconds", help: "Stop after this many seconds."),
+            .option("--frames", "n", help: "Stop after exactly this many video frames."),
+            .option("--stall-timeout", "seconds", help: "End with exit 74 when a device sends nothing for this long.", default: "5"),
+            .flag("--force", help: "Overwrite the output if it exists."),
+            .json,
+            .flag("--quiet", help: "Print nothing but errors (and the --json summary)."),
+            .verbose,
+        ]
+    )
+
+    var request: RecordingRequest
+    var json: Bool
+    var quiet: Bool
+
+    init(_ arguments: ParsedArguments) throws {
+        func fail(_ message: String) -> UsageError { UsageError(message: message, command: Self.spec) }
+        func number<T: LosslessStringConvertible & Comparable>(_ name: String, _ range: ClosedRange<T>) throws -> T? {
+            guard let text = arguments.value(name) else { return nil }
+            guard let value = T(text), range.contains(value) else {
+                throw fail("\(name) takes a number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
+            }
+            return value
+        }
+        request = RecordingRequest(output: arguments.positionals[0])
+        request.video = try arguments.value("--video").map { try DeviceName(parsing: $0) }
+        request.audio = try arguments.value("--audio").map { try DeviceName(parsing: $0) }
+        if let text = arguments.value("--video-size") {
+            guard let size = RecordingRequest.FrameSize(parsing: text) else {
+                throw fail("--video-size takes WIDTHxHEIGHT, e.g. 1280x720, not '\(text)'")
+            }
+            request.videoSize = size
+        }
+        if let text = arguments.value("--framerate") {
+            guard let rate = Rational(parsing: text) else {
+                throw fail("--framerate takes frames per second, e.g. 30, 29.97 or 30000/1001, not '\(text)'")
+            }
+            request.frameRate = rate
+        }
+        request.inputFormat = arguments.value("--input-format")
+        request.pixelFormat = arguments.value("--pixel-format")
+        if let text = arguments.value("--codec") {
+            guard let codec = RecordingRequest.VideoCodec(rawValue: text) else {
+                throw fail("--codec takes h264, raw or copy, not '\(text)'")
+            }
+            request.videoCodec = codec
+        }
+        if let text = arguments.value("--audio-codec") {
+            guard let codec = RecordingRequest.AudioCodec(rawValue: text) else {
+                throw fail("--audio-codec takes aac, opus, pcm or flac, not '\(text)'")
+            }
+            request.audioCodec = codec
+        }
+        request.crf = try number("--crf", 0...51)
+        if let preset = arguments.value("--preset") {
+            guard RecordingRequest.x264Presets.contains(preset) else {
+                throw fail("--preset takes one of \(RecordingRequest.x264Presets.joined(separator: ", ")), not '\(preset)'")
+            }
+            request.preset = preset
+        }
+        if let text = arguments.value("--bitrate") {
+            guard let rate = Self.bitRate(text) else { throw fail("--bitrate takes bits per second, e.g. 4M, 800k or 2500000, not '\(text)'") }
+            request.bitRate = rate
+        }
+        request.sampleRate = try number("--sample-rate", 1000...768_000)
+        request.channels = try number("--channels", 1...64)
+        request.duration = try number("--duration", 0.001...1e9)
+        request.frames = try number("--frames", 1...Int(Int32.max))
+        request.stallTimeout = try number("--stall-timeout", 0.1...3600.0) ?? 5
+        request.force = arguments.flag("--force")
+        json = arguments.flag("--json")
+        quiet = arguments.flag("--quiet")
+    }
+
+    /// "4M", "800k", "2500000" in bits per second.
+    static func bitRate(_ text: String) -> Int? {
+        let lower = text.lowercased()
+        let factor = lower.hasSuffix("m") ? 1_000_000 : lower.hasSuffix("k") ? 1000 : 1
+        let digits = factor == 1 ? lower : String(lower.dropLast())
+        guard let value = Double(digits), value > 0, value * Double(factor) < 1e10 else { return nil }
+        return Int(value * Double(factor))
+    }
+
+    func run() throws -> Int32 {
+        let stop = StopSignal()
+        stop.installHandlers()
+        let recorder = Recorder(request: request, stop: stop)
+        let quiet = self.quiet
+        let progressLine = !quiet && isatty(STDERR_FILENO) == 1
+        recorder.onWarning = { line in if !quiet { printError("Warning: \(line)\n") } }
+        if progressLine {
+            recorder.onProgress = { progress in printError("\r" + Self.progressText(progress) + "\u{1B}[K") }
+        }
+        let result = try recorder.run()
+        if progressLine { printError("\r\u{1B}[K") }
+        if json {
+            try printJSON(result.summary)
+        } else if !quiet {
+            print(Self.summaryText(result.summary), terminator: "")
+        }
+        if let failure = result.failure {
+            printError("Error: \(failure)\n")
+            return failure.exitCode
+        }
+        return 0
+    }
+
+    /// `00:00:04.2  126 frames  30.0 fps  0 dropped  1.1 MiB  2.2 Mbit/s`
+    static func progressText(_ p: RecordingProgress) -> String {
+        let seconds = max(0, p.elapsed)
+        let clock = String(
+            format: "%02d:%02d:%04.1f", Int(seconds) / 3600, Int(seconds) / 60 % 60, seconds.truncatingRemainder(dividingBy: 60))
+        return "\(clock)  \(p.frames) frames  \(String(format: "%.1f", p.fps)) fps  \(p.dropped) dropped  "
+            + "\(byteText(p.bytes))  \(String(format: "%.1f", p.bitRate / 1e6)) Mbit/s"
+    }
+
+    static func byteText(_ bytes: Int64) -> String {
+        if bytes >= 1 << 20 { return String(format: "%.1f MiB", Double(bytes) / 1_048_576) }
+        if bytes >= 1 << 10 { return String(format: "%.1f KiB", Double(bytes) / 1024) }
+        return "\(bytes) bytes"
+    }
+
+    static func summaryText(_ s: RecordingSummary) -> String {
+        var out = "Recorded \(s.output): \(s.container), \(String(format: "%.2f", s.duration)) s, \(byteText(s.fileSize))\n"
+        if let v = s.video {
+            var rate = "\(v.frameRate.decimalDescription) fps"
+            if let measured = v.frameRateMeasured { rate += " (measured \(String(format: "%.2f", measured)))" }
+            out += "  video: \(v.device) \(v.input) -> \(v.codec) \(v.pixelFormat) \(v.width)x\(v.height) \(rate)\n"
+            let d = v.framesDropped
+            out += "         \(v.framesWritten) frames written, \(d.total) dropped "
+                + "(\(d.late) late, \(d.corrupt) corrupt, \(d.gaps) in gaps), starts at \(String(format: "%.3f", v.start)) s\n"
+        }
+        if let a = s.audio {
+            let channels = a.channels == 1 ? "1 channel" : "\(a.channels) channels"
+            out += "  audio: \(a.device) \(a.input) -> \(a.codec) \(a.sampleFormat) \(a.sampleRate) Hz \(channels)\n"
+            out += "         \(a.samples) samples written, \(a.overruns) overruns, starts at \(String(format: "%.3f", a.start)) s\n"
+        }
+        if let offset = s.startOffset {
+            out += "  audio/video start offset: \(String(format: "%+.3f", offset)) s\n"
+        }
+        out += "  stopped by: \(s.stopReason)\n"
+        return out
+    }
+}
