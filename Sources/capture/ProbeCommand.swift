@@ -45,7 +45,9 @@ struct ProbeCommand: Command {
         case .alsa, .pulse:
             return try MicrophoneProbeText.run(resolved, json: json)
         case .test, .lavfi:
-            throw CaptureError.failed("\(resolved.name): probing \(resolved.api.rawValue) devices is not written yet")
+            let probe = try SourceProbe.probe(resolved, kind: kind)
+            if json { try printJSON(probe) } else { print(probe.text, terminator: "") }
+            return 0
         }
     }
 }
