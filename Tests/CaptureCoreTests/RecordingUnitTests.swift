@@ -1,0 +1,188 @@
+import Testing
+
+@testable import CaptureCore
+
+@Suite struct ContainerFormatTests {
+    @Test(arguments: [
+        ("a.mp4", "mp4", RecordingRequest.VideoCodec?.some(.h264), RecordingRequest.AudioCodec?.some(.aac)),
+        ("dir.v1/B.MKV", "matroska", .h264, .pcm),
+        ("x.nut", "nut", .raw, .pcm),
+        ("x.avi", "avi", .raw, .pcm),
+        ("x.y4m", "yuv4mpegpipe", .raw, nil),
+        ("x.h264", "h264", .h264, nil),
+        ("x.wav", "wav", nil, .pcm),
+        ("x.flac", "flac", nil, .flac),
+        ("x.m4a", "ipod", nil, .aac),
+        ("x.opus", "opus", nil, .opus),
+        ("x.mov", "mov", .h264, .aac),
+    ])
+    func extensionChoosesMuxerAndDefaults(
+        path: String, muxer: String, video: RecordingRequest.VideoCodec?, audio: RecordingRequest.AudioCodec?
+    ) throws {
+        let format = try ContainerFormat.forPath(path)
+        #expect(format.muxer == muxer)
+        #expect(format.defaultVideoCodec == video)
+        #expect(format.defaultAudioCodec == audio)
+    }
+
+    @Test(arguments: ["noextension", "x.txt", "dir.mp4/file", ".mp4"])
+    func unknownOrMissingExtensionIsAUsageError(path: String) {
+        #expect {
+            try ContainerFormat.forPath(path)
+        } throws: { error in
+            guard case CaptureError.usage(let message) = error else { return false }
+            return message.contains(".mp4, .mov, .mkv")
+        }
+    }
+}
+
+@Suite struct CodecChoiceTests {
+    @Test(arguments: [
+        ("mp4", RecordingRequest.VideoCodec?.some(.h264), RecordingRequest.AudioCodec?.some(.aac), true),
+        ("mp4", .h264, .opus, true),
+        ("mp4", .raw, nil, false),
+        ("mp4", .h264, .pcm, false),
+        ("mkv", .raw, .pcm, true),
+        ("mkv", .h264, .flac, true),
+        ("y4m", .raw, nil, true),
+        ("y4m", .h264, nil, false),
+        ("h264", .h264, nil, true),
+        ("wav", nil, .pcm, true),
+        ("wav", .h264, .pcm, false),
+        ("flac", nil, .aac, false),
+        ("opus", nil, .opus, true),
+        ("m4a", nil, .aac, true),
+        ("m4a", .h264, .aac, false),
+    ])
+    func containerHoldsCodec(ext: String, video: RecordingRequest.VideoCodec?, audio: RecordingRequest.AudioCodec?, ok: Bool) throws {
+        let container = try ContainerFormat.forPath("x.\(ext)")
+        var accepted = true
+        do { try CodecChoice.validate(video: video, audio: audio, in: container) } catch { accepted = false }
+        #expect(accepted == ok)
+    }
+
+    @Test func muxerOptionsKeepAKilledFileReadable() throws {
+        let mp4 = Recorder.muxerOptions(for: try ContainerFormat.forPath("x.mp4"))
+        #expect(mp4["movflags"]?.contains("frag_keyframe") == true)
+        #expect(mp4["movflags"]?.contains("empty_moov") == true)
+        #expect(mp4["frag_duration"] == "1000000")
+        #expect(Recorder.muxerOptions(for: try ContainerFormat.forPath("x.mkv"))["cluster_time_limit"] == "1000")
+        #expect(Recorder.muxerOptions(for: try ContainerFormat.forPath("x.nut"))["flush_packets"] == "1")
+    }
+}
+
+@Suite struct FrameSizeTests {
+    @Test(arguments: [("640x480", 640, 480), ("1920X1080", 1920, 1080), ("641x481", 641, 481)])
+    func parses(text: String, width: Int, height: Int) {
+        #expect(RecordingRequest.FrameSize(parsing: text) == .init(width: width, height: height))
+    }
+
+    @Test(arguments: ["640", "x480", "640x", "0x480", "640x480x2", "-640x480", "99999x1", "axb"])
+    func refuses(text: String) {
+        #expect(RecordingRequest.FrameSize(parsing: text) == nil)
+    }
+}
+
+@Suite struct TimestampMapperTests {
+    let arrival: Int64 = 5_000_000_000  // 5000 s of uptime
+    let wallOffset: Int64 = 1_800_000_000_000_000  // the wall clock is ~57 years ahead of uptime
+
+    @Test func monotonicTimestampsAreTakenAsTheyAre() {
+        var mapper = TimestampMapper()
+        // A V4L2 buffer captured 30 ms before it was read.
+        #expect(mapper.sessionTime(pts: arrival - 30_000, arrival: arrival, wallOffset: wallOffset) == arrival - 30_000)
+        #expect(mapper.domain == .monotonic)
+    }
+
+    @Test func wallClockTimestampsAreMovedToTheMonotonicClock() {
+        var mapper = TimestampMapper()
+        let pts = arrival + wallOffset - 20_000
+        #expect(mapper.sessionTime(pts: pts, arrival: arrival, wallOffset: wallOffset) == arrival - 20_000)
+        #expect(mapper.domain == .wallClock)
+        // Later packets keep the domain even if the offset moved a little (a clock adjustment).
+        #expect(mapper.sessionTime(pts: pts + 1_000_000, arrival: arrival + 1_000_000, wallOffset: wallOffset + 500)
+            == arrival + 1_000_000 - 20_000 - 500)
+    }
+
+    @Test func mediaTimestampsAreAnchoredAtTheFirstArrival() {
+        var mapper = TimestampMapper()
+        #expect(mapper.sessionTime(pts: 0, arrival: arrival, wallOffset: wallOffset) == arrival)
+        #expect(mapper.domain == .media)
+        // The source's own spacing is kept, whatever the arrival jitter.
+        #expect(mapper.sessionTime(pts: 33_333, arrival: arrival + 50_000, wallOffset: wallOffset) == arrival + 33_333)
+    }
+
+    @Test func aForcedDomainIsNotDetected() {
+        var mapper = TimestampMapper(domain: .media)
+        // Close to the monotonic clock by chance, but a lavfi graph counts media time.
+        #expect(mapper.sessionTime(pts: arrival + 10, arrival: arrival + 99, wallOffset: wallOffset) == arrival + 99)
+    }
+
+    @Test func missingTimestampsTakeTheArrivalTime() {
+        var mapper = TimestampMapper()
+        #expect(mapper.sessionTime(pts: nil, arrival: arrival, wallOffset: wallOffset) == arrival)
+        #expect(mapper.domain == nil)
+    }
+}
+
+@Suite struct PacketQueueTests {
+    func item(_ time: Int64) throws -> QueuedPacket { QueuedPacket(packet: try Packet(), time: time) }
+
+    @Test func aFullLiveVideoLaneDropsItsOldestAndCountsThem() throws {
+        let queue = PacketQueue()
+        let lane = queue.addLane(live: true, dropsOldest: true, capacity: 3)
+        for time in 0..<10 { queue.push(try item(Int64(time)), lane: lane) }
+        #expect(queue.dropped(lane: lane) == 7)
+        var times: [Int64] = []
+        while case .packet(_, let packet) = queue.next(timeout: 0) { times.append(packet.time) }
+        #expect(times == [7, 8, 9])
+    }
+
+    @Test func aLiveAudioLaneNeverDrops() throws {
+        let queue = PacketQueue()
+        let lane = queue.addLane(live: true, dropsOldest: false, capacity: 2)
+        for time in 0..<50 { queue.push(try item(Int64(time)), lane: lane) }
+        #expect(queue.dropped(lane: lane) == 0)
+        var count = 0
+        while case .packet = queue.next(timeout: 0) { count += 1 }
+        #expect(count == 50)
+    }
+
+    @Test func lanesAreMergedInTimeOrderAndEndsAreReported() throws {
+        let queue = PacketQueue()
+        let video = queue.addLane(live: false, dropsOldest: false, capacity: 10)
+        let audio = queue.addLane(live: false, dropsOldest: false, capacity: 10)
+        for time in [0, 40, 80] { queue.push(try item(Int64(time)), lane: video) }
+        for time in [10, 30, 50, 70] { queue.push(try item(Int64(time)), lane: audio) }
+        queue.end(lane: video, error: nil)
+        queue.end(lane: audio, error: .io(subject: "mic", reason: "lost"))
+        var seen: [String] = []
+        loop: while true {
+            switch queue.next(timeout: 0) {
+            case .packet(let lane, let packet): seen.append("\(lane == video ? "v" : "a")\(packet.time)")
+            case .ended(let lane, let error): seen.append("end \(lane == video ? "v" : "a")\(error == nil ? "" : " error")")
+            case .idle: break loop
+            }
+        }
+        // A lane's end is reported as soon as it is drained, so an error is not held back.
+        #expect(seen == ["v0", "a10", "a30", "v40", "a50", "a70", "end a error", "v80", "end v"])
+    }
+
+    @Test func anUnpacedLaneMakesTheLoopWaitForIt() throws {
+        let queue = PacketQueue()
+        let video = queue.addLane(live: false, dropsOldest: false, capacity: 10)
+        let audio = queue.addLane(live: false, dropsOldest: false, capacity: 10)
+        queue.push(try item(100), lane: audio)
+        // The video lane may still deliver something earlier, so nothing is taken yet.
+        guard case .idle = queue.next(timeout: 0.01) else {
+            Issue.record("took a packet while an unpaced lane was empty")
+            return
+        }
+        queue.push(try item(50), lane: video)
+        guard case .packet(let lane, let packet) = queue.next(timeout: 0) else {
+            Issue.record("no packet")
+            return
+        }
+        #expect(lane == video && packet.time == 50)
+    }
+}

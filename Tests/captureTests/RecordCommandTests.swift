@@ -1,0 +1,75 @@
+import CaptureCore
+import Foundation
+import Testing
+
+@testable import capture
+
+@Suite struct RecordCommandTests {
+    @Test(arguments: [("4M", 4_000_000), ("800k", 800_000), ("2500000", 2_500_000), ("1.5m", 1_500_000)])
+    func bitRates(text: String, value: Int) {
+        #expect(RecordCommand.bitRate(text) == value)
+    }
+
+    @Test(arguments: ["", "k", "-1M", "fast", "0"])
+    func badBitRates(text: String) {
+        #expect(RecordCommand.bitRate(text) == nil)
+    }
+
+    @Test func optionsBecomeTheRequest() throws {
+        let parsed = try parse(
+            ["--video", "test", "--audio", "hw:1,0", "--video-size", "1280x720", "--framerate", "29.97",
+             "--codec", "h264", "--crf", "20", "--preset", "fast", "--audio-codec", "opus", "--sample-rate", "48000",
+             "--channels", "2", "--duration", "10", "--force", "out.mkv"],
+            as: RecordCommand.spec)
+        let command = try RecordCommand(parsed)
+        let request = command.request
+        #expect(request.video == .test)
+        #expect(request.audio == .alsa(pcm: "hw:1,0"))
+        #expect(request.videoSize == .init(width: 1280, height: 720))
+        #expect(request.frameRate == Rational(30000, 1001))
+        #expect(request.videoCodec == .h264)
+        #expect(request.crf == 20)
+        #expect(request.preset == "fast")
+        #expect(request.audioCodec == .opus)
+        #expect(request.sampleRate == 48000)
+        #expect(request.channels == 2)
+        #expect(request.duration == 10)
+        #expect(request.force)
+        #expect(request.output == "out.mkv")
+    }
+
+    @Test(arguments: [
+        ["--codec", "vp9", "x.mkv"], ["--crf", "52", "x.mkv"], ["--preset", "warp", "x.mkv"],
+        ["--video-size", "big", "x.mkv"], ["--framerate", "0", "x.mkv"], ["--duration", "-1", "x.mkv"],
+        ["--frames", "0", "x.mkv"], ["--audio-codec", "mp3", "x.mkv"], ["--channels", "0", "x.mkv"],
+    ])
+    func badValuesAreUsageErrors(arguments: [String]) throws {
+        let parsed = try parse(arguments, as: RecordCommand.spec)
+        #expect(throws: UsageError.self) { try RecordCommand(parsed) }
+    }
+
+    @Test func summaryTextNamesEveryNumber() throws {
+        // The --json shape, read back into the summary the text is made from.
+        let json = """
+            {"output": "out.mp4", "container": "mp4", "duration": 5, "file_size": 1200000,
+             "stop_reason": "duration", "start_offset": 0.012,
+             "video": {"device": "test", "input": "rawvideo yuv420p", "codec": "libx264", "width": 640,
+                       "height": 480, "pixel_format": "yuv420p", "frame_rate": {"numerator": 30, "denominator": 1},
+                       "frame_rate_measured": 29.97, "frames_written": 150,
+                       "frames_dropped": {"late": 1, "corrupt": 2, "gaps": 3}, "start": 0},
+             "audio": {"device": "test", "input": "pcm_s16le s16 48000 Hz 1 channel", "codec": "aac",
+                       "sample_rate": 48000, "channels": 1, "sample_format": "fltp", "samples": 240000,
+                       "overruns": 0, "start": 0.012}}
+            """
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        let summary = try decoder.decode(RecordingSummary.self, from: Data(json.utf8))
+        let text = RecordCommand.summaryText(summary)
+        for part in [
+            "out.mp4", "5.00 s", "1.1 MiB", "640x480", "30 fps", "29.97", "150 frames written", "6 dropped",
+            "1 late", "2 corrupt", "3 in gaps", "aac fltp 48000 Hz 1 channel", "240000 samples", "+0.012 s", "duration",
+        ] {
+            #expect(text.contains(part), "missing \(part)")
+        }
+    }
+}

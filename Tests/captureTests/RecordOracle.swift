@@ -1,0 +1,98 @@
+import Foundation
+
+/// What ffprobe, an independent tool, reads from a recorded file: the oracle of the record tests.
+struct RecordOracle {
+    struct Stream {
+        var type: String
+        var codec: String
+        var profile: String?
+        var width: Int?
+        var height: Int?
+        var pixelFormat: String?
+        var sampleRate: Int?
+        var channels: Int?
+        /// Frames (video) or packets (audio) ffprobe decoded, from `-count_frames`.
+        var frames: Int?
+        var start: Double?
+        var duration: Double?
+    }
+
+    var streams: [Stream]
+    /// Format duration in seconds.
+    var duration: Double?
+
+    var video: Stream? { streams.first { $0.type == "video" } }
+    var audio: Stream? { streams.first { $0.type == "audio" } }
+
+    /// Runs `ffprobe -count_frames` on `path`.
+    static func probe(_ path: String) throws -> RecordOracle {
+        let output = try runTool(
+            "ffprobe",
+            ["-v", "error", "-count_frames", "-show_entries",
+             "stream=codec_type,codec_name,profile,width,height,pix_fmt,sample_rate,channels,nb_read_frames,start_time,duration:format=duration",
+             "-of", "json", path])
+        guard output.status == 0,
+            let object = try JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [String: Any]
+        else { throw OracleError.unreadable(path: path, stderr: output.stderr) }
+        func int(_ value: Any?) -> Int? { (value as? Int) ?? (value as? String).flatMap { Int($0) } }
+        func double(_ value: Any?) -> Double? { (value as? Double) ?? (value as? String).flatMap { Double($0) } }
+        let streams = (object["streams"] as? [[String: Any]] ?? []).map { s in
+            Stream(
+                type: s["codec_type"] as? String ?? "", codec: s["codec_name"] as? String ?? "",
+                profile: s["profile"] as? String, width: int(s["width"]), height: int(s["height"]),
+                pixelFormat: s["pix_fmt"] as? String, sampleRate: int(s["sample_rate"]), channels: int(s["channels"]),
+                frames: int(s["nb_read_frames"]), start: double(s["start_time"]), duration: double(s["duration"]))
+        }
+        let format = object["format"] as? [String: Any]
+        return RecordOracle(streams: streams, duration: double(format?["duration"]))
+    }
+
+    /// True when `ffmpeg -v error -i path -f null -` decodes the whole file without a message.
+    static func decodesCleanly(_ path: String) throws -> Bool {
+        let result = try runTool("ffmpeg", ["-nostdin", "-v", "error", "-i", path, "-f", "null", "-"])
+        return result.status == 0 && result.stderr.isEmpty
+    }
+
+    enum OracleError: Error { case unreadable(path: String, stderr: String) }
+
+    static func runTool(_ name: String, _ arguments: [String]) throws -> BuiltBinary.Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [name] + arguments
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let group = DispatchGroup()
+        nonisolated(unsafe) var errData = Data()
+        DispatchQueue.global().async(group: group) { errData = err.fileHandleForReading.readDataToEndOfFile() }
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
+        process.waitUntilExit()
+        return BuiltBinary.Result(
+            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errData, as: UTF8.self))
+    }
+}
+
+/// A fresh directory for one test's files, removed when the test ends.
+final class RecordScratch {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("capture-record-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+
+    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+}
+
+/// Unpaced lavfi sources: they run as fast as the encoder, which keeps the suite quick.
+enum RecordSources {
+    static let video = "lavfi:testsrc2=size=160x120:rate=30"
+    static let audio = "lavfi:sine=frequency=440:sample_rate=48000"
+}
