@@ -42,9 +42,15 @@ test-vm: build
 	Tests/VM/setup
 	CAPTURE=$(BIN)/capture Tests/VM/run-suite
 
+DEMO_OUTPUT ?= .build/demo/demo.mp4
+
+# Five seconds of H.264 + AAC from the built-in test pattern and tone: works without a camera.
 demo: build
 	$(BIN)/capture list
 	$(BIN)/capture probe test
+	@mkdir -p $(dir $(DEMO_OUTPUT))
+	$(BIN)/capture record --video test --audio test --duration 5 --force $(DEMO_OUTPUT)
+	@echo "Demo recording: $(abspath $(DEMO_OUTPUT))"
 
 lint:
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests
