@@ -112,6 +112,15 @@ import Testing
         #expect(mapper.sessionTime(pts: 33_333, arrival: arrival + 50_000, wallOffset: wallOffset) == arrival + 33_333)
     }
 
+    @Test func unpacedSourcesShareOneOrigin() {
+        var video = TimestampMapper(domain: .media, origin: arrival)
+        var audio = TimestampMapper(domain: .media, origin: arrival)
+        // The audio reader ran first, the video reader 200 ms later: their media times still agree.
+        #expect(audio.sessionTime(pts: 0, arrival: arrival + 1_000, wallOffset: wallOffset) == arrival)
+        #expect(video.sessionTime(pts: 0, arrival: arrival + 200_000, wallOffset: wallOffset) == arrival)
+        #expect(video.sessionTime(pts: 33_333, arrival: arrival + 201_000, wallOffset: wallOffset) == arrival + 33_333)
+    }
+
     @Test func aForcedDomainIsNotDetected() {
         var mapper = TimestampMapper(domain: .media)
         // Close to the monotonic clock by chance, but a lavfi graph counts media time.

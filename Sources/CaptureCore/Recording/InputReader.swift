@@ -24,7 +24,7 @@ final class InputReader: @unchecked Sendable {
         self.lane = lane
         self.queue = queue
         self.interrupt = interrupt
-        self.mapper = TimestampMapper(domain: source.clock)
+        self.mapper = TimestampMapper(domain: source.clock, origin: source.live ? nil : queue.origin)
         self.timeBase = input.info(of: stream).timeBase
     }
 

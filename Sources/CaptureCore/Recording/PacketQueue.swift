@@ -37,6 +37,9 @@ final class PacketQueue: @unchecked Sendable {
         case idle
     }
 
+    /// Session time (CLOCK_MONOTONIC, microseconds) at which unpaced sources' media time 0 is put.
+    let origin = SessionClock.now()
+
     private let condition = NSCondition()
     private var lanes: [LaneState] = []
     private var reportedEnd: Set<Int> = []

@@ -33,8 +33,15 @@ struct TimestampMapper: Sendable {
     private(set) var domain: Domain?
     private var anchor: (pts: Int64, arrival: Int64)?
 
-    /// - Parameter domain: force a domain (lavfi graphs are always `.media`); nil detects it.
-    init(domain: Domain? = nil) { self.domain = domain }
+    /// - Parameters:
+    ///   - domain: force a domain (lavfi graphs are always `.media`); nil detects it.
+    ///   - origin: for media time, the session time of media time 0. Unpaced graphs share one
+    ///     origin so they stay in step however their readers are scheduled; nil anchors media time
+    ///     at the first packet's arrival, as for a source paced in real time.
+    init(domain: Domain? = nil, origin: Int64? = nil) {
+        self.domain = domain
+        if let origin { anchor = (0, origin) }
+    }
 
     /// The session time of a packet, in microseconds on CLOCK_MONOTONIC.
     ///
