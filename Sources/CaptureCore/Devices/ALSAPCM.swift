@@ -54,11 +54,19 @@ final class ALSAPCM {
         let standardRates = ALSACapabilities.testedRates.filter {
             snd_pcm_hw_params_test_rate(handle, params, UInt32($0), 0) == 0
         }
+        let rates = range(params, snd_pcm_hw_params_get_rate_min, snd_pcm_hw_params_get_rate_max)
+        // Hardware with a rate list accepts none of the odd rates between its entries; a rate
+        // converter or a loopback accepts them all.
+        let low = UInt64(rates.min) + 1
+        let high = UInt64(rates.max) - 1
+        let oddRates = low < high ? [low, Swift.min((low + high) / 2 | 1, high), high] : []
+        let continuousRates = !oddRates.isEmpty && oddRates.allSatisfy {
+            snd_pcm_hw_params_test_rate(handle, params, UInt32($0), 0) == 0
+        }
         return ALSACapabilities(
             pcmType: ALSAText.string(snd_pcm_type_name(snd_pcm_type(handle))) ?? "unknown",
             access: access, formats: formats, channels: channels, channelCounts: channelCounts,
-            rates: range(params, snd_pcm_hw_params_get_rate_min, snd_pcm_hw_params_get_rate_max),
-            standardRates: standardRates,
+            rates: rates, standardRates: standardRates, continuousRates: continuousRates,
             periodFrames: range(params, snd_pcm_hw_params_get_period_size_min, snd_pcm_hw_params_get_period_size_max),
             periodMicroseconds: range(params, snd_pcm_hw_params_get_period_time_min, snd_pcm_hw_params_get_period_time_max),
             bufferFrames: closedRange(params, snd_pcm_hw_params_get_buffer_size_min, snd_pcm_hw_params_get_buffer_size_max),

@@ -61,6 +61,9 @@ public struct ALSACapabilities: Codable, Hashable, Sendable {
     public var rates: ALSARange
     /// Which of the standard rates (8000 ... 192000 Hz) the PCM accepts.
     public var standardRates: [Int]
+    /// True when the PCM takes any integer rate inside `rates` (a rate converter, a loopback),
+    /// not only a list of rates as most hardware does.
+    public var continuousRates: Bool
     /// Period size in frames.
     public var periodFrames: ALSARange
     /// Period time in microseconds.
@@ -77,7 +80,7 @@ public struct ALSACapabilities: Codable, Hashable, Sendable {
 
     public init(
         pcmType: String, access: [String], formats: [String], channels: ALSARange, channelCounts: [Int]?,
-        rates: ALSARange, standardRates: [Int], periodFrames: ALSARange, periodMicroseconds: ALSARange,
+        rates: ALSARange, standardRates: [Int], continuousRates: Bool, periodFrames: ALSARange, periodMicroseconds: ALSARange,
         bufferFrames: ALSARange, bufferMicroseconds: ALSARange, periods: ALSARange
     ) {
         self.pcmType = pcmType
@@ -87,6 +90,7 @@ public struct ALSACapabilities: Codable, Hashable, Sendable {
         self.channelCounts = channelCounts
         self.rates = rates
         self.standardRates = standardRates
+        self.continuousRates = continuousRates
         self.periodFrames = periodFrames
         self.periodMicroseconds = periodMicroseconds
         self.bufferFrames = bufferFrames
@@ -99,13 +103,11 @@ public struct ALSACapabilities: Codable, Hashable, Sendable {
         channelCounts.map { $0.contains(count) } ?? channels.contains(count)
     }
 
-    /// True when the PCM takes `rate` Hz: a tested standard rate it accepted, or a rate inside
-    /// a range that accepted every standard rate within it (a continuous range, unlike the
-    /// discrete rate lists of most hardware).
+    /// True when the PCM takes `rate` Hz: a tested standard rate it accepted, or any rate
+    /// inside a continuous range.
     public func accepts(rate: Int) -> Bool {
         if Self.testedRates.contains(rate) { return standardRates.contains(rate) }
-        let inside = Self.testedRates.filter { rates.contains($0) }
-        return rates.contains(rate) && inside.allSatisfy(standardRates.contains)
+        return continuousRates && rates.contains(rate)
     }
 }
 
