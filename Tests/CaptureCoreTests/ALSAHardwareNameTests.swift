@@ -48,6 +48,14 @@ import Testing
         #expect(ALSAConfigurationPCMs.isCardDuplicate(name) == duplicate)
     }
 
+    @Test(arguments: [
+        ("usbstream:CARD=Loopback", true), ("dmix:CARD=PCH,DEV=0", true), ("hdmi:CARD=PCH,DEV=0", true),
+        ("iec958:CARD=PCH", true), ("dsnoop:CARD=PCH,DEV=0", false), ("default:CARD=PCH", false), ("dmix", false),
+    ])
+    func playbackOnlyFamilies(name: String, playbackOnly: Bool) {
+        #expect(ALSAConfigurationPCMs.isPlaybackOnly(name) == playbackOnly)
+    }
+
     @Test func cardArgument() throws {
         let argument = try #require(ALSAConfigurationPCMs.cardArgument("dsnoop:CARD=Loopback,DEV=1"))
         #expect(argument.card == "Loopback" && argument.device == 1)

@@ -14,6 +14,9 @@ enum ALSAConfigurationPCMs {
     /// The per-card expansions that name the same hardware as the card entries of `capture list`
     /// (`hw:CARD=x,DEV=n` and its plug, sysdefault, front and surround variants).
     private static let cardDuplicates = ["hw", "plughw", "sysdefault", "front"]
+    /// Per-card expansions that only play (S/PDIF, HDMI, mixing, USB streaming to the us122l),
+    /// although their hints carry no direction.
+    private static let playbackOnly = ["dmix", "iec958", "spdif", "hdmi", "usbstream"]
 
     /// Every capture-capable PCM of the configuration (IOID `Input` or none), in the
     /// configuration's order, without the per-card duplicates and without repeats.
@@ -32,7 +35,7 @@ enum ALSAConfigurationPCMs {
             guard let name = ALSAText.take(snd_device_name_get_hint(hint, "NAME")) else { continue }
             let direction = ALSAText.take(snd_device_name_get_hint(hint, "IOID"))
             guard direction == nil || direction == "Input" else { continue }
-            guard !isCardDuplicate(name), seen.insert(name).inserted else { continue }
+            guard !isCardDuplicate(name), !isPlaybackOnly(name), seen.insert(name).inserted else { continue }
             let lines = (ALSAText.take(snd_device_name_get_hint(hint, "DESC")) ?? "")
                 .split(whereSeparator: \.isNewline)
                 .map { $0.trimmingCharacters(in: .whitespaces) }
@@ -40,6 +43,11 @@ enum ALSAConfigurationPCMs {
             result.append(Hint(name: name, description: lines.joined(separator: " - ")))
         }
         return result
+    }
+
+    static func isPlaybackOnly(_ name: String) -> Bool {
+        let prefix = name.split(separator: ":", maxSplits: 1).first.map(String.init) ?? name
+        return name.contains(":") && playbackOnly.contains(prefix)
     }
 
     static func isCardDuplicate(_ name: String) -> Bool {
@@ -62,6 +70,73 @@ enum ALSAConfigurationPCMs {
         }
         snd_config_delete(definition)
         return true
+    }
+
+    /// The card and device a configuration PCM captures from in the end, found by following its
+    /// definition down to a `type hw` PCM: through `slave.pcm` (plug, rate, dsnoop, speex ...)
+    /// and `capture.pcm` (asym), by name or inline, with its arguments expanded. Wraps
+    /// `snd_config_search_definition` and the `snd_config_get_*` readers; nothing is opened.
+    ///
+    /// - Returns: the card as the configuration names it (a number or an id) and the device
+    ///   number (ALSA's default 0 when none is given); nil when the chain ends elsewhere (null,
+    ///   pulse, a file) or is deeper than 8 links.
+    static func hardwareTarget(_ name: String) -> (card: String, device: Int)? {
+        var top: OpaquePointer?
+        guard snd_config_update_ref(&top) >= 0, let root = top else { return nil }
+        defer { snd_config_unref(root) }
+        return follow(name: name, root: root, depth: 0)
+    }
+
+    private static func follow(name: String, root: OpaquePointer, depth: Int) -> (card: String, device: Int)? {
+        var definition: OpaquePointer?
+        guard depth < 8, snd_config_search_definition(root, "pcm", name, &definition) >= 0, let definition else {
+            return nil
+        }
+        defer { snd_config_delete(definition) }
+        return follow(node: definition, root: root, depth: depth + 1)
+    }
+
+    private static func follow(node: OpaquePointer, root: OpaquePointer, depth: Int) -> (card: String, device: Int)? {
+        guard depth < 8 else { return nil }
+        if snd_config_get_type(node) == SND_CONFIG_TYPE_STRING {
+            return text(node).flatMap { follow(name: $0, root: root, depth: depth + 1) }
+        }
+        let type = child(node, "type").flatMap(text)
+        if type == "hw" {
+            guard let card = child(node, "card").flatMap(text) else { return nil }
+            let device = child(node, "device").flatMap(text).flatMap { Int($0) } ?? 0
+            return (card, device)
+        }
+        // A `slave` given as a bare string names a pcm_slave definition, not a PCM; those are rare
+        // enough in capture set-ups to end the search there.
+        guard let next = child(node, "slave.pcm") ?? child(node, "capture.pcm") else { return nil }
+        return follow(node: next, root: root, depth: depth + 1)
+    }
+
+    private static func child(_ node: OpaquePointer, _ key: String) -> OpaquePointer? {
+        var found: OpaquePointer?
+        guard snd_config_search(node, key, &found) >= 0 else { return nil }
+        return found
+    }
+
+    /// A string or integer leaf as text.
+    private static func text(_ node: OpaquePointer) -> String? {
+        switch snd_config_get_type(node) {
+        case SND_CONFIG_TYPE_STRING:
+            var value: UnsafePointer<CChar>?
+            guard snd_config_get_string(node, &value) >= 0 else { return nil }
+            return ALSAText.string(value)
+        case SND_CONFIG_TYPE_INTEGER:
+            var value = 0
+            guard snd_config_get_integer(node, &value) >= 0 else { return nil }
+            return "\(value)"
+        case SND_CONFIG_TYPE_INTEGER64:
+            var value: Int64 = 0
+            guard snd_config_get_integer64(node, &value) >= 0 else { return nil }
+            return "\(value)"
+        default:
+            return nil
+        }
     }
 
     /// The card a configuration PCM names in a `CARD=` argument (`dsnoop:CARD=Loopback,DEV=1`).

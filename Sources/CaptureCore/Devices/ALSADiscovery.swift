@@ -50,12 +50,14 @@ enum ALSADiscovery {
         throw notFound()
     }
 
-    /// A configuration PCM as a device; one that names a card (`dsnoop:CARD=x,DEV=n`) carries
-    /// that card's details and group.
+    /// A configuration PCM as a device; one that captures from a card in the end
+    /// (`dsnoop:CARD=x,DEV=n`, an asoundrc `type hw` entry, a plug over one) carries that card's
+    /// details and group, so a busy card can be traced to the process holding it.
     private static func device(hint: ALSAConfigurationPCMs.Hint, cards: [ALSACard]) -> Device {
         var details: ALSADetails?
         var group: String?
-        if let argument = ALSAConfigurationPCMs.cardArgument(hint.name),
+        let target = ALSAConfigurationPCMs.hardwareTarget(hint.name) ?? ALSAConfigurationPCMs.cardArgument(hint.name)
+        if let argument = target,
             let card = cards.first(where: { $0.id == argument.card || "\($0.index)" == argument.card })
         {
             let pcm = card.capture.first { $0.number == argument.device }

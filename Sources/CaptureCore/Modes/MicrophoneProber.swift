@@ -21,6 +21,11 @@ public enum MicrophoneProber {
     }
 
     private static func alsaCapabilities(_ device: Device) throws(CaptureError) -> ALSACapabilities {
+        // Listing already found the node closed to us; libasound would only say it cannot find
+        // the card (it needs the control device to resolve CARD=), which hides the real cause.
+        if !device.accessible, device.reason?.hasPrefix("permission denied") == true {
+            throw .permissionDenied(device: device.name, group: "audio")
+        }
         do {
             return try ALSAPCM(name: device.name).capabilities()
         } catch {
