@@ -36,7 +36,9 @@ import Testing
         let byID = try #require(ALSAHardwareName("hw:CARD=Loopback,DEV=0"))
         #expect(byNumber.device == byID.device && byNumber.subdevice == byID.subdevice)
         #expect(ALSAHardwareName.canonical(plug: false, cardID: "Loopback", device: 0) == "hw:CARD=Loopback,DEV=0")
-        #expect(ALSAHardwareName.canonical(plug: true, cardID: "Loopback", device: 1, subdevice: 0) == "plughw:CARD=Loopback,DEV=1,SUBDEV=0")
+        #expect(
+            ALSAHardwareName.canonical(plug: true, cardID: "Loopback", device: 1, subdevice: 0)
+                == "plughw:CARD=Loopback,DEV=1,SUBDEV=0")
     }
 
     @Test(arguments: [

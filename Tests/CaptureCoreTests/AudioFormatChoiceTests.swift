@@ -8,7 +8,8 @@ import Testing
     /// A probe as a card device (with a plug form) or a configuration PCM (without) reports it.
     static func probe(
         formats: [String], channels: ClosedRange<UInt32>, counts: [Int]? = nil, rates: [Int],
-        rateRange: ClosedRange<UInt32>? = nil, continuous: Bool = false, access: [String] = ["MMAP_INTERLEAVED", "RW_INTERLEAVED"],
+        rateRange: ClosedRange<UInt32>? = nil, continuous: Bool = false,
+        access: [String] = ["MMAP_INTERLEAVED", "RW_INTERLEAVED"],
         card: Bool = true
     ) -> MicrophoneProbe {
         let range = ALSARange(min: 1, max: 1_000_000)
@@ -18,7 +19,8 @@ import Testing
             channelCounts: counts ?? (channels.count <= 64 ? channels.map { Int($0) } : nil),
             rates: rateRange.map { ALSARange(min: $0.lowerBound, max: $0.upperBound) }
                 ?? ALSARange(min: UInt32(rates.min() ?? 0), max: UInt32(rates.max() ?? 0)),
-            standardRates: rates, continuousRates: continuous, periodFrames: range, periodMicroseconds: range, bufferFrames: range,
+            standardRates: rates, continuousRates: continuous, periodFrames: range, periodMicroseconds: range,
+            bufferFrames: range,
             bufferMicroseconds: range, periods: range)
         let device = Device(
             name: card ? "hw:CARD=Mic,DEV=0" : "mic", kind: .audio, api: .alsa, role: "microphone",
@@ -52,7 +54,8 @@ import Testing
     /// A PCM that offers only packed 24-bit mono (case C05): opened as S24_3LE through
     /// pcm_s24le, which is what FFmpeg's alsa input maps to S24_3LE, and recorded mono.
     @Test func packed24BitMonoOnly() throws {
-        let c05 = Self.probe(formats: ["S24_3LE"], channels: 1...1, rates: Self.allRates, rateRange: 8000...192000, card: false)
+        let c05 = Self.probe(
+            formats: ["S24_3LE"], channels: 1...1, rates: Self.allRates, rateRange: 8000...192000, card: false)
         let plan = try AudioFormatChoice.choose(for: c05)
         #expect(plan.openName == "mic")
         #expect(plan.sampleFormat == "S24_3LE" && plan.codec == "pcm_s24le")
@@ -113,15 +116,18 @@ import Testing
         ([44100, 48000, 96000], 96000, 96000),
     ])
     func rateChoice(rates: [Int], requested: Int?, opened: Int) throws {
-        let plan = try AudioFormatChoice.choose(for: Self.probe(formats: ["S16_LE"], channels: 2...2, rates: rates), sampleRate: requested)
+        let plan = try AudioFormatChoice.choose(
+            for: Self.probe(formats: ["S16_LE"], channels: 2...2, rates: rates), sampleRate: requested)
         #expect(plan.sampleRate == opened)
         #expect(plan.outputSampleRate == (requested ?? opened))
     }
 
     @Test func nonStandardRatesCountOnlyInContinuousRanges() throws {
-        let continuous = Self.probe(formats: ["S16_LE"], channels: 2...2, rates: Self.allRates, rateRange: 4000...200000, continuous: true)
+        let continuous = Self.probe(
+            formats: ["S16_LE"], channels: 2...2, rates: Self.allRates, rateRange: 4000...200000, continuous: true)
         #expect(try AudioFormatChoice.choose(for: continuous, sampleRate: 22000).sampleRate == 22000)
-        let discrete = Self.probe(formats: ["S16_LE"], channels: 2...2, rates: [44100, 48000], rateRange: 44100...48000)
+        let discrete = Self.probe(
+            formats: ["S16_LE"], channels: 2...2, rates: [44100, 48000], rateRange: 44100...48000)
         // 46000 lies inside 44100...48000, but the device takes only the two rates: the nearer one.
         #expect(try AudioFormatChoice.choose(for: discrete, sampleRate: 46000).sampleRate == 44100)
         #expect(try AudioFormatChoice.choose(for: discrete, sampleRate: 47000).sampleRate == 48000)
@@ -145,7 +151,9 @@ import Testing
     }
 
     @Test func wideChannelRangesAreNotListedButStillChosenFrom() throws {
-        let null = Self.probe(formats: ["S16_LE"], channels: 1...1_073_741_823, counts: nil, rates: Self.allRates, rateRange: 1...4_000_000_000, continuous: true)
+        let null = Self.probe(
+            formats: ["S16_LE"], channels: 1...1_073_741_823, counts: nil, rates: Self.allRates,
+            rateRange: 1...4_000_000_000, continuous: true)
         #expect(null.alsa?.channelCounts == nil)
         let plan = try AudioFormatChoice.choose(for: null, channels: 7)
         #expect(plan.channels == 7 && plan.sampleRate == 48000)
@@ -156,7 +164,8 @@ import Testing
         let source = PulseSourceCapabilities(
             source: "tone", description: "Sine", sampleFormat: "float32le", sampleRate: 44100, channels: 1,
             channelMap: ["mono"], monitor: false, monitorOf: nil, isDefault: true, driver: nil)
-        let plan = try AudioFormatChoice.choose(for: MicrophoneProbe(device: device, pulse: source), sampleRate: 48000, channels: 2)
+        let plan = try AudioFormatChoice.choose(
+            for: MicrophoneProbe(device: device, pulse: source), sampleRate: 48000, channels: 2)
         #expect(plan.openName == "pulse:tone" && plan.codec == "pcm_f32le")
         #expect(plan.sampleRate == 44100 && plan.channels == 1)
         #expect(plan.outputSampleRate == 48000 && plan.outputChannels == 2)

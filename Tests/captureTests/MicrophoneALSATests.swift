@@ -56,7 +56,8 @@ import Testing
         defer { home.remove() }
         let result = try BuiltBinary.run(["list", "--json", "--audio-only"], environment: home.environment)
         #expect(result.status == 0)
-        let microphones = try #require(try MicrophoneTestSupport.object(result.stdout)["microphones"] as? [[String: Any]])
+        let microphones = try #require(
+            try MicrophoneTestSupport.object(result.stdout)["microphones"] as? [[String: Any]])
         let alsa = microphones.filter { $0["api"] as? String == "alsa" }
         let names = alsa.compactMap { $0["name"] as? String }
         // No sound card here, so every PCM arecord lists is a configuration PCM and none is
@@ -124,7 +125,10 @@ import Testing
         let speexCaps = try #require(speex["alsa"] as? [String: Any])
         #expect(speexCaps["formats"] as? [String] == ["S16_LE"])
         #expect(speexCaps["channel_counts"] as? [Int] == [1])
-        #expect(speexCaps["standard_rates"] as? [Int] == [8000, 11025, 16000, 22050, 32000, 44100, 48000, 64000, 88200, 96000, 176400, 192000])
+        #expect(
+            speexCaps["standard_rates"] as? [Int] == [
+                8000, 11025, 16000, 22050, 32000, 44100, 48000, 64000, 88200, 96000, 176400, 192000,
+            ])
         let downmix = try MicrophoneTestSupport.object(
             try BuiltBinary.run(["probe", "capture_downmix", "--json"], environment: home.environment).stdout)
         #expect((downmix["alsa"] as? [String: Any])?["channel_counts"] as? [Int] == [4, 5, 6])
@@ -141,7 +145,9 @@ import Testing
         defer { home.remove() }
         let result = try BuiltBinary.run(["probe", "alsa:capture_hidden", "--json"], environment: home.environment)
         #expect(result.status == 0, "\(result.stderr)")
-        #expect((try MicrophoneTestSupport.object(result.stdout)["alsa"] as? [String: Any])?["pcm_type"] as? String == "NULL")
+        #expect(
+            (try MicrophoneTestSupport.object(result.stdout)["alsa"] as? [String: Any])?["pcm_type"] as? String
+                == "NULL")
     }
 
     @Test(arguments: ["hw:9,0", "hw:CARD=Nothing,DEV=0", "plughw:3", "no_such_pcm"])

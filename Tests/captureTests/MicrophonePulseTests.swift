@@ -38,7 +38,8 @@ import Testing
             ]
             if getuid() == 0 {
                 pid = try MicrophoneTestSupport.spawn(
-                    "setpriv", ["--reuid=nobody", "--regid=nogroup", "--clear-groups"] + daemon, environment: environment)
+                    "setpriv", ["--reuid=nobody", "--regid=nogroup", "--clear-groups"] + daemon,
+                    environment: environment)
             } else {
                 pid = try MicrophoneTestSupport.spawn(daemon[0], Array(daemon.dropFirst()), environment: environment)
             }
@@ -78,7 +79,8 @@ import Testing
         defer { server.stop() }
         // Make the monitor the default, so the mark must follow the server, not a guess.
         #expect(try server.pactl(["set-default-source", "capture_test_sink.monitor"]).status == 0)
-        let expectedDefault = try server.pactl(["get-default-source"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let expectedDefault = try server.pactl(["get-default-source"]).stdout.trimmingCharacters(
+            in: .whitespacesAndNewlines)
         #expect(expectedDefault == "capture_test_sink.monitor")
         // pactl list sources short: index, name, driver, sample spec, state.
         let oracle = try server.pactl(["list", "sources", "short"]).stdout.split(separator: "\n").map {
@@ -87,7 +89,8 @@ import Testing
 
         let result = try BuiltBinary.run(["list", "--json", "--audio-only"], environment: server.environment)
         #expect(result.status == 0)
-        let microphones = try #require(try MicrophoneTestSupport.object(result.stdout)["microphones"] as? [[String: Any]])
+        let microphones = try #require(
+            try MicrophoneTestSupport.object(result.stdout)["microphones"] as? [[String: Any]])
         let pulse = microphones.filter { $0["api"] as? String == "pulse" }
         #expect(pulse.compactMap { $0["name"] as? String } == oracle.map { "pulse:\($0[1])" })
         for (entry, line) in zip(pulse, oracle) {
@@ -104,7 +107,9 @@ import Testing
         #expect(tone["description"] as? String == "Sine source at 440 Hz")
 
         let text = try BuiltBinary.run(["list", "--audio-only"], environment: server.environment)
-        #expect(text.stdout.contains("] pulse:capture_test_sink.monitor  Monitor of CaptureTestSink  (monitor, default, virtual)\n"))
+        #expect(
+            text.stdout.contains(
+                "] pulse:capture_test_sink.monitor  Monitor of CaptureTestSink  (monitor, default, virtual)\n"))
         // The test tone stays last.
         #expect(microphones.last?["name"] as? String == "test")
     }
@@ -112,7 +117,8 @@ import Testing
     @Test func probeShowsSampleSpecChannelMapAndMonitor() throws {
         let server = try TestServer()
         defer { server.stop() }
-        let result = try BuiltBinary.run(["probe", "pulse:capture_test_sink.monitor", "--json"], environment: server.environment)
+        let result = try BuiltBinary.run(
+            ["probe", "pulse:capture_test_sink.monitor", "--json"], environment: server.environment)
         #expect(result.status == 0, "\(result.stderr)")
         let pulse = try #require(try MicrophoneTestSupport.object(result.stdout)["pulse"] as? [String: Any])
         #expect(pulse["monitor"] as? Bool == true)
@@ -120,7 +126,8 @@ import Testing
         #expect(pulse["channel_map"] as? [String] == ["front-left", "front-right"])
         let spec = try server.pactl(["list", "sources", "short"]).stdout.split(separator: "\n")
             .first { $0.contains("capture_test_sink.monitor") }?.split(separator: "\t")[3]
-        let expected = "\(pulse["sample_format"] as? String ?? "") \(pulse["channels"] as? Int ?? 0)ch \(pulse["sample_rate"] as? Int ?? 0)Hz"
+        let expected =
+            "\(pulse["sample_format"] as? String ?? "") \(pulse["channels"] as? Int ?? 0)ch \(pulse["sample_rate"] as? Int ?? 0)Hz"
         #expect(spec.map(String.init) == expected)
 
         let tone = try BuiltBinary.run(["probe", "pulse:capture_test_tone"], environment: server.environment)
@@ -129,10 +136,15 @@ import Testing
         #expect(tone.stdout.contains("  Channels:      1 (mono)\n"))
 
         // `pulse:` alone is the server's default source.
-        let defaultName = try server.pactl(["get-default-source"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let defaultName = try server.pactl(["get-default-source"]).stdout.trimmingCharacters(
+            in: .whitespacesAndNewlines)
         let byDefault = try BuiltBinary.run(["probe", "pulse:", "--json"], environment: server.environment)
-        #expect(((try MicrophoneTestSupport.object(byDefault.stdout)["pulse"] as? [String: Any])?["source"] as? String) == defaultName)
-        #expect(((try MicrophoneTestSupport.object(byDefault.stdout)["pulse"] as? [String: Any])?["is_default"] as? Bool) == true)
+        #expect(
+            ((try MicrophoneTestSupport.object(byDefault.stdout)["pulse"] as? [String: Any])?["source"] as? String)
+                == defaultName)
+        #expect(
+            ((try MicrophoneTestSupport.object(byDefault.stdout)["pulse"] as? [String: Any])?["is_default"] as? Bool)
+                == true)
 
         let missing = try BuiltBinary.run(["probe", "pulse:nothing_here"], environment: server.environment)
         #expect(missing.status == 66)
@@ -148,7 +160,8 @@ import Testing
         #expect(Date().timeIntervalSince(start) < 1.5)
         #expect(result.status == 0)
         #expect(result.stderr.isEmpty)
-        let microphones = try #require(try MicrophoneTestSupport.object(result.stdout)["microphones"] as? [[String: Any]])
+        let microphones = try #require(
+            try MicrophoneTestSupport.object(result.stdout)["microphones"] as? [[String: Any]])
         #expect(!microphones.contains { $0["api"] as? String == "pulse" })
 
         let probe = try BuiltBinary.run(["probe", "pulse:anything"], environment: environment)

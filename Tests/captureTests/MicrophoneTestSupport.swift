@@ -65,7 +65,7 @@ enum MicrophoneTestSupport {
         let merged = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
         let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { (argv + envp).forEach { free($0) } }
+        defer { for string in argv + envp { free(string) } }
         var pid: pid_t = 0
         let result = posix_spawn(&pid, path, &actions, nil, argv, envp)
         guard result == 0 else { throw SpawnFailed(program: program, code: result) }

@@ -37,7 +37,9 @@ enum ALSADiscovery {
             if let name = card.playbackOnly[hardware.device] {
                 throw .notSupported(
                     device: pcm,
-                    reason: "device \(hardware.device) of card \(card.index) (\(card.id)) is a playback device (\(name)), it cannot capture")
+                    reason:
+                        "device \(hardware.device) of card \(card.index) (\(card.id)) is a playback device (\(name)), it cannot capture"
+                )
             }
             throw notFound()
         }

@@ -33,14 +33,18 @@ final class ALSAPCM {
         var access: [String] = []
         for raw in 0...SND_PCM_ACCESS_LAST.rawValue {
             let value = snd_pcm_access_t(rawValue: raw)
-            if snd_pcm_hw_params_test_access(handle, params, value) == 0, let name = ALSAText.string(snd_pcm_access_name(value)) {
+            if snd_pcm_hw_params_test_access(handle, params, value) == 0,
+                let name = ALSAText.string(snd_pcm_access_name(value))
+            {
                 access.append(name)
             }
         }
         var formats: [String] = []
         for raw in 0...SND_PCM_FORMAT_LAST.rawValue {
             let value = snd_pcm_format_t(rawValue: raw)
-            if snd_pcm_hw_params_test_format(handle, params, value) == 0, let name = ALSAText.string(snd_pcm_format_name(value)) {
+            if snd_pcm_hw_params_test_format(handle, params, value) == 0,
+                let name = ALSAText.string(snd_pcm_format_name(value))
+            {
                 formats.append(name)
             }
         }
@@ -60,17 +64,22 @@ final class ALSAPCM {
         let low = UInt64(rates.min) + 1
         let high = UInt64(rates.max) - 1
         let oddRates = low < high ? [low, Swift.min((low + high) / 2 | 1, high), high] : []
-        let continuousRates = !oddRates.isEmpty && oddRates.allSatisfy {
-            snd_pcm_hw_params_test_rate(handle, params, UInt32($0), 0) == 0
-        }
+        let continuousRates =
+            !oddRates.isEmpty
+            && oddRates.allSatisfy {
+                snd_pcm_hw_params_test_rate(handle, params, UInt32($0), 0) == 0
+            }
         return ALSACapabilities(
             pcmType: ALSAText.string(snd_pcm_type_name(snd_pcm_type(handle))) ?? "unknown",
             access: access, formats: formats, channels: channels, channelCounts: channelCounts,
             rates: rates, standardRates: standardRates, continuousRates: continuousRates,
             periodFrames: range(params, snd_pcm_hw_params_get_period_size_min, snd_pcm_hw_params_get_period_size_max),
-            periodMicroseconds: range(params, snd_pcm_hw_params_get_period_time_min, snd_pcm_hw_params_get_period_time_max),
-            bufferFrames: closedRange(params, snd_pcm_hw_params_get_buffer_size_min, snd_pcm_hw_params_get_buffer_size_max),
-            bufferMicroseconds: range(params, snd_pcm_hw_params_get_buffer_time_min, snd_pcm_hw_params_get_buffer_time_max),
+            periodMicroseconds: range(
+                params, snd_pcm_hw_params_get_period_time_min, snd_pcm_hw_params_get_period_time_max),
+            bufferFrames: closedRange(
+                params, snd_pcm_hw_params_get_buffer_size_min, snd_pcm_hw_params_get_buffer_size_max),
+            bufferMicroseconds: range(
+                params, snd_pcm_hw_params_get_buffer_time_min, snd_pcm_hw_params_get_buffer_time_max),
             periods: range(params, snd_pcm_hw_params_get_periods_min, snd_pcm_hw_params_get_periods_max))
     }
 

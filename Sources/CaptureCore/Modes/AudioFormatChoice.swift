@@ -99,7 +99,9 @@ public enum AudioFormatChoice {
             guard let plug = device.alsa?.plugName else {
                 throw .notSupported(
                     device: device.name,
-                    reason: "offers only \(caps.formats.joined(separator: ", ")) (\(caps.access.joined(separator: ", "))), which FFmpeg cannot read; use its plug form or an ALSA plug PCM over it")
+                    reason:
+                        "offers only \(caps.formats.joined(separator: ", ")) (\(caps.access.joined(separator: ", "))), which FFmpeg cannot read; use its plug form or an ALSA plug PCM over it"
+                )
             }
             // The plug form converts the sample format; rate and channels stay native below.
             openName = plug
@@ -107,10 +109,12 @@ public enum AudioFormatChoice {
         }
         guard let format else { throw .notSupported(device: device.name, reason: "no usable sample format") }
         guard let rate = nativeRate(caps, wanted: sampleRate ?? preferredRate) else {
-            throw .notSupported(device: device.name, reason: "offers no usable sample rate (range \(describe(caps.rates)))")
+            throw .notSupported(
+                device: device.name, reason: "offers no usable sample rate (range \(describe(caps.rates)))")
         }
         guard let count = nativeChannels(caps, wanted: channels ?? preferredChannels) else {
-            throw .notSupported(device: device.name, reason: "offers no usable channel count (range \(describe(caps.channels)))")
+            throw .notSupported(
+                device: device.name, reason: "offers no usable channel count (range \(describe(caps.channels)))")
         }
         return AudioFormatPlan(
             openName: openName, sampleFormat: format.alsa, codec: format.codec, sampleRate: rate, channels: count,

@@ -76,11 +76,14 @@ public struct ALSACapabilities: Codable, Hashable, Sendable {
     public var periods: ALSARange
 
     /// The rates tested for `standardRates`, in Hz.
-    public static let testedRates = [8000, 11025, 16000, 22050, 32000, 44100, 48000, 64000, 88200, 96000, 176400, 192000]
+    public static let testedRates = [
+        8000, 11025, 16000, 22050, 32000, 44100, 48000, 64000, 88200, 96000, 176400, 192000,
+    ]
 
     public init(
         pcmType: String, access: [String], formats: [String], channels: ALSARange, channelCounts: [Int]?,
-        rates: ALSARange, standardRates: [Int], continuousRates: Bool, periodFrames: ALSARange, periodMicroseconds: ALSARange,
+        rates: ALSARange, standardRates: [Int], continuousRates: Bool, periodFrames: ALSARange,
+        periodMicroseconds: ALSARange,
         bufferFrames: ALSARange, bufferMicroseconds: ALSARange, periods: ALSARange
     ) {
         self.pcmType = pcmType
