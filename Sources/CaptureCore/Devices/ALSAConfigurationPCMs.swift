@@ -9,6 +9,9 @@ enum ALSAConfigurationPCMs {
         var name: String
         /// The description lines joined into one ("Loopback, Loopback PCM - Direct sample snooping device").
         var description: String
+        /// The PCM is a `type hw` entry itself (a card device with narrowed parameters), not a
+        /// plugin.
+        var isHardware = false
     }
 
     /// The per-card expansions that name the same hardware as the card entries of `capture list`
@@ -70,6 +73,37 @@ enum ALSAConfigurationPCMs {
         }
         snd_config_delete(definition)
         return true
+    }
+
+    /// Configuration PCMs that `snd_device_name_hint` never reports although they open as they
+    /// are: entries without arguments (an asoundrc's `pcm.mic { type hw; card X; device 1; ... }`
+    /// names a device, which makes libasound skip it outside its per-card pass) that capture
+    /// from a card in the end. In the configuration's order, without the names in `excluding`.
+    static func unhintedHardwarePCMs(excluding: Set<String>) -> [Hint] {
+        var top: OpaquePointer?
+        guard snd_config_update_ref(&top) >= 0, let root = top else { return [] }
+        defer { snd_config_unref(root) }
+        guard let pcms = child(root, "pcm"), snd_config_get_type(pcms) == SND_CONFIG_TYPE_COMPOUND else { return [] }
+        var result: [Hint] = []
+        var cursor = snd_config_iterator_first(pcms)
+        let end = snd_config_iterator_end(pcms)
+        while cursor != end, let entry = snd_config_iterator_entry(cursor) {
+            cursor = snd_config_iterator_next(cursor)
+            var id: UnsafePointer<CChar>?
+            guard snd_config_get_id(entry, &id) >= 0, let name = ALSAText.string(id), !excluding.contains(name) else {
+                continue
+            }
+            // Entries with arguments (hw, dsnoop, ...) are templates; with a hint, the hint list has them.
+            guard snd_config_get_type(entry) == SND_CONFIG_TYPE_COMPOUND, child(entry, "@args") == nil,
+                child(entry, "hint") == nil, let target = follow(node: entry, root: root, depth: 0)
+            else { continue }
+            let isHardware = child(entry, "type").flatMap(text) == "hw"
+            result.append(
+                Hint(
+                    name: name, description: "ALSA PCM on card \(target.card) device \(target.device)",
+                    isHardware: isHardware))
+        }
+        return result
     }
 
     /// The card and device a configuration PCM captures from in the end, found by following its

@@ -5,7 +5,14 @@ enum ALSADiscovery {
     /// number, then the configuration's PCMs in its own order, marked virtual.
     static func capturePCMs() -> [Device] {
         let cards = ALSACard.all()
-        return cards.flatMap { $0.devices() } + ALSAConfigurationPCMs.hints().map { device(hint: $0, cards: cards) }
+        return cards.flatMap { $0.devices() } + configurationPCMs().map { device(hint: $0, cards: cards) }
+    }
+
+    /// The configuration's capture PCMs: those libasound's name hints report, then the
+    /// hardware-backed ones it leaves out (a `type hw` entry in an asoundrc).
+    private static func configurationPCMs() -> [ALSAConfigurationPCMs.Hint] {
+        let hints = ALSAConfigurationPCMs.hints()
+        return hints + ALSAConfigurationPCMs.unhintedHardwarePCMs(excluding: Set(hints.map(\.name)))
     }
 
     /// Looks an ALSA PCM name up.
@@ -18,7 +25,7 @@ enum ALSADiscovery {
     ///   device that only plays.
     static func device(pcm: String) throws(CaptureError) -> Device {
         let cards = ALSACard.all()
-        let hints = ALSAConfigurationPCMs.hints()
+        let hints = configurationPCMs()
         func notFound() -> CaptureError {
             let valid = cards.flatMap { $0.devices() }.map(\.name) + hints.map(\.name)
             return .deviceNotFound(device: pcm, valid: valid, hint: nil)
@@ -71,6 +78,6 @@ enum ALSADiscovery {
         return Device(
             name: hint.name, kind: .audio, api: .alsa, role: "microphone",
             description: hint.description.isEmpty ? "ALSA PCM \(hint.name)" : hint.description,
-            isDefault: hint.name == "default", isVirtual: true, group: group, alsa: details)
+            isDefault: hint.name == "default", isVirtual: !hint.isHardware, group: group, alsa: details)
     }
 }

@@ -78,6 +78,12 @@ else
     cat "$mono.stderr"
 fi
 
+# ALSA's own hints leave such an entry out (it names a device); capture list shows it.
+"$CAPTURE" list --json >"$VM_OUT/list.json" 2>&1 || true
+check_eq "C05: list shows mono24 as a hardware PCM on the loopback's device 1" "Loopback 1 False" \
+    "$(json "$VM_OUT/list.json" 'next((m["alsa"]["card_id"] + " " + str(m["alsa"]["device"]) + " " + str(m["is_virtual"])
+        for m in d["microphones"] if m["name"] == "mono24"), "absent")' 2>&1)"
+
 # Probing leaves the hardware as it was: no hw_params stay set, no stream starts.
 check_eq "the loopback capture substream is closed after probing" closed \
     "$(cat /proc/asound/Loopback/pcm1c/sub0/hw_params)"
