@@ -42,6 +42,14 @@ test-vm: build
 	Tests/VM/setup
 	CAPTURE=$(BIN)/capture Tests/VM/run-suite
 
+# capture against the ffmpeg CLI on the same jobs (Bench/bench.py; issue 7): a table on stdout,
+# JSON in bench-results/. Not part of `make test`; job 5 boots the guest that `make test` sets up.
+# BENCH_ARGS passes options through, e.g. BENCH_ARGS='--jobs 1,3 --rounds 9'.
+BENCH_PYTHON = $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || echo python3)
+bench: build
+	Tests/VM/setup
+	$(BENCH_PYTHON) Bench/bench.py --capture $(BIN)/capture $(BENCH_ARGS)
+
 DEMO_OUTPUT ?= .build/demo/demo.mp4
 
 # Five seconds of H.264 + AAC from the built-in test pattern and tone: works without a camera.

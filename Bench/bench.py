@@ -1,0 +1,226 @@
+#!/usr/bin/env python3
+"""capture against the ffmpeg CLI on the same jobs: CPU, wall time and peak RSS (issue 7).
+
+Each job runs once per side as a warm-up (whose files are checked for equivalence with ffprobe),
+then in rounds, capture and ffmpeg alternating, so slow drifts of the machine hit both sides
+alike. Prints one table of medians and capture/ffmpeg ratios (median, min and max of the
+per-round ratios), the targets met or not, and the camera job from the QEMU guest; writes all
+of it, every single run included, as JSON into the results folder.
+
+Usage: Bench/bench.py [--capture PATH] [--rounds N] [--jobs 1,2,3,4,5] [--results DIR]
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+
+# Nothing written next to the sources: no __pycache__ in the work tree.
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import camera  # noqa: E402
+import jobs  # noqa: E402
+import measure  # noqa: E402
+import probe  # noqa: E402
+import report  # noqa: E402
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def log(text):
+    print("bench: " + text, file=sys.stderr, flush=True)
+
+
+def measure_side(side, folder):
+    """Runs a side's commands one after another; their costs add up."""
+    runs = [measure.checked(argv, cwd=folder) for argv in side.commands]
+    return {
+        "cpu": sum(r.cpu for r in runs),
+        "wall": sum(r.wall for r in runs),
+        "rss_kib": max(r.rss_kib for r in runs),
+        "threads": max(r.threads for r in runs),
+        "runs": [r.to_json() for r in runs],
+    }
+
+
+def check_files(job, folder):
+    """ffprobe both outputs; returns (descriptions, differences)."""
+    found = {}
+    for side in job.sides[:2]:
+        path = os.path.join(folder, side.output)
+        found[side.name] = (probe.streams(path), probe.x264_options(path))
+    (a, xa), (b, xb) = found["capture"], found["ffmpeg"]
+    lines = probe.differences(a, b) + probe.option_differences(xa, xb)
+    described = {name: probe.describe(s) for name, (s, _) in found.items()}
+    described["x264"] = xa
+    return described, lines
+
+
+def run_job(job, rounds, folder):
+    result = {"job": job.key, "label": job.label, "title": job.title, "sides": [s.name for s in job.sides], "rounds": []}
+    log("job %s: %s: warm-up" % (job.key, job.title))
+    try:
+        result["warmup"] = {s.name: measure_side(s, folder) for s in job.sides}
+        if job.check_files:
+            result["files"], lines = check_files(job, folder)
+            if lines:
+                result["error"] = "the two sides did not produce equivalent files: " + "; ".join(lines)
+                log("job %s: %s" % (job.key, result["error"]))
+                return result
+        for index in range(rounds):
+            log("job %s: round %d/%d" % (job.key, index + 1, rounds))
+            result["rounds"].append({s.name: measure_side(s, folder) for s in job.sides})
+    except measure.Failed as failure:
+        result["error"] = str(failure)
+        log("job %s: %s" % (job.key, failure))
+        return result
+    finally:
+        for side in job.sides:
+            if side.output and os.path.exists(os.path.join(folder, side.output)):
+                os.unlink(os.path.join(folder, side.output))
+    summarize(job, result)
+    return result
+
+
+def summarize(job, result):
+    """Medians per side, per-round ratios capture/ffmpeg, and the targets."""
+    rounds = result["rounds"]
+    result["medians"] = {
+        s.name: {
+            "cpu_s": measure.summary([r[s.name]["cpu"] for r in rounds]),
+            "wall_s": measure.summary([r[s.name]["wall"] for r in rounds]),
+            "peak_rss_kib": measure.summary([r[s.name]["rss_kib"] for r in rounds]),
+            "threads": max(r[s.name]["threads"] for r in rounds),
+        }
+        for s in job.sides
+    }
+    keys = {"cpu": "cpu", "wall": "wall", "rss": "rss_kib"}
+    result["ratios"] = {
+        metric: measure.summary([r["capture"][key] / r["ffmpeg"][key] for r in rounds if r["ffmpeg"][key] > 0])
+        for metric, key in keys.items()
+    }
+    result["targets"] = [
+        {
+            "target": t.text,
+            "value": result["ratios"][t.metric]["median"],
+            "met": result["ratios"][t.metric]["median"] <= t.limit,
+        }
+        for t in job.targets
+    ]
+
+
+def build_libload(folder):
+    """Compiles libload.c against the libav* libraries; None (with a note) when it cannot."""
+    source = os.path.join(REPO, "Bench", "libload.c")
+    binary = os.path.join(folder, "libload")
+    libraries = ["libavdevice", "libavformat", "libavcodec", "libavfilter", "libswscale", "libswresample", "libavutil"]
+    try:
+        flags = subprocess.run(["pkg-config", "--cflags", "--libs"] + libraries,
+                               check=True, capture_output=True, text=True).stdout.split()
+        # The Swift toolchain brings clang where no cc is installed.
+        compiler = shutil.which("cc") or shutil.which("clang") or "cc"
+        subprocess.run([compiler, "-O2", "-o", binary, source] + flags, check=True, capture_output=True, text=True)
+    except (OSError, subprocess.CalledProcessError) as error:
+        log("cannot build %s (%s); job 4 goes without the load-only floor" % (source, error))
+        return None
+    return binary
+
+
+def machine():
+    def first_line(argv):
+        try:
+            out = subprocess.run(argv, capture_output=True, text=True).stdout.strip().splitlines()
+            return out[0] if out else None
+        except OSError:
+            return None
+
+    model = None
+    try:
+        with open("/proc/cpuinfo") as f:
+            model = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), None)
+    except OSError:
+        pass
+    return {
+        "cpus": os.cpu_count(),
+        "cpu_model": model,
+        "kernel": platform.release(),
+        "load_average": [round(x, 2) for x in os.getloadavg()],
+        # "ffmpeg version 5.1.9-0+deb12u1 Copyright ..." -> "ffmpeg 5.1.9-0+deb12u1"
+        "ffmpeg": " ".join((first_line(["ffmpeg", "-hide_banner", "-version"]) or "ffmpeg ?").split()[0:3:2]),
+        "python": platform.python_version(),
+    }
+
+
+def default_capture():
+    try:
+        bin_path = subprocess.run(["swift", "build", "-c", "release", "--show-bin-path"], cwd=REPO,
+                                  check=True, capture_output=True, text=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        bin_path = os.path.join(REPO, ".build", "release")
+    return os.path.join(bin_path, "capture")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--capture", help="the capture binary (default: this checkout's release build)")
+    parser.add_argument("--rounds", type=int, default=5, help="measured rounds per job (default: 5)")
+    parser.add_argument("--list-rounds", type=int, default=15,
+                        help="rounds for job 4, whose runs take a tenth of a second (default: 15)")
+    parser.add_argument("--guest-rounds", type=int, default=5, help="rounds of job 5 in the guest (default: 5)")
+    parser.add_argument("--jobs", default="1,2,3,4,5", help="which jobs to run (default: 1,2,3,4,5)")
+    parser.add_argument("--results", default=os.path.join(REPO, "bench-results"),
+                        help="folder for the JSON results (default: bench-results)")
+    options = parser.parse_args()
+    capture = os.path.abspath(options.capture or default_capture())
+    if not os.access(capture, os.X_OK):
+        sys.exit("bench: no capture binary at %s: run `swift build -c release` (or make build) first" % capture)
+    for tool in ("ffmpeg", "ffprobe"):
+        if not shutil.which(tool):
+            sys.exit("bench: %s not found: install it with `make deps`" % tool)
+    wanted = set(options.jobs.split(","))
+    results = os.path.abspath(options.results)
+    os.makedirs(results, exist_ok=True)
+
+    version = subprocess.run([capture, "--version"], capture_output=True, text=True).stdout.split("\n")[0]
+    data = {
+        "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
+        "capture": {"path": capture, "version": version},
+        "machine": machine(),
+        "rounds": options.rounds,
+        "jobs": [],
+    }
+    folder = tempfile.mkdtemp(prefix="capture-bench-")
+    try:
+        libload = build_libload(folder) if "4" in wanted else None
+        for job in jobs.host_jobs(capture, libload):
+            if job.key in wanted:
+                rounds = options.list_rounds if job.key == "4" else options.rounds
+                data["jobs"].append(run_job(job, rounds, folder))
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    if "5" in wanted:
+        log("job 5: vivid in the QEMU guest, %d rounds (about %d minutes)"
+            % (options.guest_rounds, 1 + options.guest_rounds))
+        data["camera"] = camera.run_on_host(capture, options.guest_rounds, os.path.join(results, "guest"), REPO)
+        data["camera_summary"] = report.camera_summary(data["camera"])
+
+    text = report.render(data)
+    print(text)
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    for name in ("bench-%s.json" % stamp, "latest.json"):
+        with open(os.path.join(results, name), "w") as f:
+            json.dump(data, f, indent=1)
+    with open(os.path.join(results, "latest.txt"), "w") as f:
+        f.write(text + "\n")
+    log("results in %s/bench-%s.json (and latest.json, latest.txt)" % (results, stamp))
+    failed = [j for j in data["jobs"] if j.get("error")] + ([data["camera"]] if data.get("camera", {}).get("error") else [])
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

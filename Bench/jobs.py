@@ -1,0 +1,124 @@
+"""The host jobs of the benchmark: each one as a `capture` command and the ffmpeg command that
+does the same work, with the files to compare and the targets from issue 7.
+
+The sources are lavfi graphs without `realtime`, so both tools run as fast as they can and what is
+measured is the tool's own cost. Both sides read the same graph, encode with the same settings
+and let x264 pick its thread count the same way (ffmpeg's `-threads 0` is its default, "auto";
+capture leaves libx264's own default, also auto); the benchmark checks the thread counts match.
+"""
+
+FFMPEG = ["ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error", "-y"]
+
+VIDEO_720P = "testsrc2=size=1280x720:rate=30"
+SINE = "sine=frequency=440:sample_rate=48000"
+# A flat colour costs next to nothing to generate, so the raw job shows the tool's own overhead.
+COLOR_720P = "color=c=gray:size=1280x720:rate=30"
+
+# capture keeps a keyframe at least every 2 s (issue 5); ffmpeg gets the same GOP so both
+# encoders do the same work.
+X264 = ["-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-g", "60", "-pix_fmt", "yuv420p", "-threads", "0"]
+
+
+class Target:
+    """A limit on a median ratio capture/ffmpeg: `metric` is cpu, wall or rss."""
+
+    def __init__(self, metric, limit, text):
+        self.metric = metric
+        self.limit = limit
+        self.text = text
+
+
+class Side:
+    """One way of doing a job: one or more commands whose costs add up (CPU and wall summed,
+    peak RSS and threads the largest), and the file they write, if any."""
+
+    def __init__(self, name, commands, output=None):
+        self.name = name
+        self.commands = commands
+        self.output = output
+
+
+class Job:
+    """A job done by capture (sides[0]) and by ffmpeg (sides[1]); further sides are references
+    measured in the same rounds but not compared."""
+
+    def __init__(self, key, label, title, sides, targets, check_files=True, compare_threads=True):
+        self.key = key
+        #: a few words for the table
+        self.label = label
+        self.title = title
+        self.sides = sides
+        self.targets = targets
+        self.check_files = check_files
+        self.compare_threads = compare_threads
+
+
+def host_jobs(capture, libload):
+    """Jobs 1 to 4. `capture` is the binary to measure; `libload` the floor program (or None)."""
+    record = [capture, "record", "--force", "--quiet"]
+    jobs = [
+        Job(
+            "1",
+            "H.264 .mp4",
+            "H.264 1280x720 30 fps, 300 frames -> .mp4 (veryfast, crf 23)",
+            [
+                Side("capture", [record + ["--video", "lavfi:" + VIDEO_720P, "--frames", "300",
+                                           "--codec", "h264", "--preset", "veryfast", "--crf", "23",
+                                           "capture.mp4"]], "capture.mp4"),
+                Side("ffmpeg", [FFMPEG + ["-f", "lavfi", "-i", VIDEO_720P, "-frames:v", "300"] + X264
+                                + ["ffmpeg.mp4"]], "ffmpeg.mp4"),
+            ],
+            [Target("cpu", 0.97, "CPU ratio <= 0.97"), Target("rss", 0.80, "peak RSS ratio <= 0.80")],
+        ),
+        Job(
+            "2",
+            "H.264+AAC .mp4",
+            "job 1 + 48 kHz stereo sine -> AAC 128 kb/s, 10 s",
+            [
+                Side("capture", [record + ["--video", "lavfi:" + VIDEO_720P, "--frames", "300",
+                                           "--codec", "h264", "--preset", "veryfast", "--crf", "23",
+                                           "--audio", "lavfi:" + SINE, "--channels", "2",
+                                           "--audio-codec", "aac", "capture.mp4"]], "capture.mp4"),
+                # -t rather than -frames:v: ffmpeg ends every stream when the video count is
+                # reached, which would cut the audio short.
+                Side("ffmpeg", [FFMPEG + ["-f", "lavfi", "-i", VIDEO_720P, "-f", "lavfi", "-i", SINE,
+                                          "-map", "0:v", "-map", "1:a", "-t", "10"] + X264
+                                + ["-c:a", "aac", "-b:a", "128k", "-ac", "2", "ffmpeg.mp4"]], "ffmpeg.mp4"),
+            ],
+            [],
+        ),
+        Job(
+            "3",
+            "raw .nut",
+            "raw 1280x720 yuv420p (lavfi color), 300 frames -> .nut",
+            [
+                Side("capture", [record + ["--video", "lavfi:" + COLOR_720P, "--frames", "300",
+                                           "--codec", "raw", "capture.nut"]], "capture.nut"),
+                Side("ffmpeg", [FFMPEG + ["-f", "lavfi", "-i", COLOR_720P, "-frames:v", "300",
+                                          "-c:v", "rawvideo", "ffmpeg.nut"]], "ffmpeg.nut"),
+            ],
+            [Target("cpu", 0.80, "CPU ratio <= 0.80")],
+        ),
+    ]
+    references = [
+        Side("capture --version", [[capture, "--version"]]),
+        Side("ffmpeg -version", [["ffmpeg", "-hide_banner", "-version"]]),
+    ]
+    if libload:
+        references.append(Side("libav* load only", [[libload]]))
+    jobs.append(
+        Job(
+            "4",
+            "list devices",
+            "list devices: capture list --json / ffmpeg -sources v4l2 + -sources alsa",
+            [
+                Side("capture", [[capture, "list", "--json"]]),
+                Side("ffmpeg", [["ffmpeg", "-hide_banner", "-sources", "v4l2"],
+                                ["ffmpeg", "-hide_banner", "-sources", "alsa"]]),
+            ] + references,
+            [Target("wall", 1.0, "wall ratio <= 1.00")],
+            check_files=False,
+            compare_threads=False,
+        )
+    )
+    return jobs

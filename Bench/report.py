@@ -1,0 +1,188 @@
+"""The benchmark's printed report: one table for the host jobs, the camera job from the guest,
+and the targets of issue 7, each marked met or not."""
+
+import statistics
+
+MIB = 1024.0
+# Memory is bounded when RSS does not climb from the middle third of a recording to the last.
+RSS_GROWTH_LIMIT_KIB = 8 * 1024
+
+
+def _ratio(summary):
+    if not summary:
+        return ""
+    return "%.2f (%.2f-%.2f)" % (summary["median"], summary["min"], summary["max"])
+
+
+def _host_table(data):
+    head = ("Job", "Side", "CPU s", "Wall s", "RSS MiB", "Thr", "CPU ratio", "Wall ratio", "RSS ratio")
+    rows = [head]
+    notes = []
+    for job in data["jobs"]:
+        label = "%s %s" % (job["job"], job["label"])
+        if job.get("error"):
+            rows.append((label, "-", "", "", "", "", "", "", ""))
+            notes.append("job %s not compared: %s" % (job["job"], job["error"]))
+            continue
+        for index, side in enumerate(job["sides"]):
+            m = job["medians"][side]
+            ratios = job["ratios"] if index == 0 else {}
+            rows.append((
+                label if index == 0 else "",
+                side,
+                "%.3f" % m["cpu_s"]["median"],
+                "%.3f" % m["wall_s"]["median"],
+                "%.1f" % (m["peak_rss_kib"]["median"] / MIB),
+                str(m["threads"]) if m["threads"] else "",
+                _ratio(ratios.get("cpu")),
+                _ratio(ratios.get("wall")),
+                _ratio(ratios.get("rss")),
+            ))
+        if job["job"] == "4":
+            notes.extend(_load_notes(job))
+        if job.get("files"):
+            notes.append("job %s files: capture %s; ffmpeg %s" % (job["job"], job["files"]["capture"], job["files"]["ffmpeg"]))
+    lines = _columns(rows)
+    lines.append("")
+    lines += ["job %s: %s" % (job["job"], job["title"]) for job in data["jobs"]]
+    return lines, notes
+
+
+def _columns(rows):
+    """Rows of cells as aligned lines: the first two columns left-aligned, numbers right."""
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = []
+    for index, row in enumerate(rows):
+        cells = (c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths)))
+        lines.append("  ".join(cells).rstrip())
+        if index == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    return lines
+
+
+def _load_notes(job):
+    """How much of job 4 is loading the shared libraries."""
+    m = {side: job["medians"][side]["wall_s"]["median"] for side in job["sides"]}
+    notes = []
+    floor = m.get("libav* load only")
+    if floor is not None:
+        notes.append(
+            "job 4: loading libav* and their dependencies alone takes %.0f ms (libav* load only): %.0f %% of "
+            "capture list (%.0f ms) and %.0f %% of the two ffmpeg -sources runs (%.0f ms, two loads)"
+            % (floor * 1e3, 100 * floor / m["capture"], m["capture"] * 1e3, 200 * floor / m["ffmpeg"], m["ffmpeg"] * 1e3)
+        )
+    if "capture --version" in m and "ffmpeg -version" in m:
+        notes.append(
+            "job 4: start-up floors: capture --version %.0f ms, ffmpeg -version %.0f ms; capture list "
+            "spends %.0f ms beyond its floor, the ffmpeg pair %.0f ms beyond two floors"
+            % (m["capture --version"] * 1e3, m["ffmpeg -version"] * 1e3, (m["capture"] - m["capture --version"]) * 1e3,
+               (m["ffmpeg"] - 2 * m["ffmpeg -version"]) * 1e3)
+        )
+    return notes
+
+
+def camera_summary(camera):
+    """Medians over the guest rounds per codec and tool, and the two job 5 targets."""
+    if camera.get("error") or not camera.get("rounds"):
+        return {"error": camera.get("error", "no rounds")}
+    expected = camera["expected"]
+    rows = {}
+    for key in camera["rounds"][0]:
+        entries = [r[key] for r in camera["rounds"]]
+        ok = [e for e in entries if e["status"] == 0 and "frames" in e]
+
+        def med(name, source=ok):
+            values = [e[name] for e in source if e.get(name) is not None]
+            return statistics.median(values) if values else None
+
+        rows[key] = {
+            "runs": len(entries),
+            "failed": [e.get("stderr") or "exit %d" % e["status"] for e in entries if e not in ok],
+            "frames": med("frames"),
+            "frames_min": min((e["frames"] for e in ok), default=None),
+            "frames_max": max((e["frames"] for e in ok), default=None),
+            "reported_dropped": med("reported_dropped"),
+            "missing_in_gaps": med("missing_in_gaps"),
+            "cpu_s": med("cpu_s", entries),
+            "wall_s": med("wall_s", entries),
+            "peak_rss_kib": med("peak_rss_kib", entries),
+            "rss_growth_kib": max((e["rss_growth_kib"] for e in ok if e.get("rss_growth_kib") is not None), default=None),
+        }
+    raw = [r["raw/capture"] for r in camera["rounds"]]
+    h264 = [r["h264/capture"] for r in camera["rounds"]]
+    raw_met = all(e["status"] == 0 and e.get("frames") == expected and e.get("reported_dropped") == 0
+                  and e.get("missing_in_gaps") == 0 for e in raw)
+    bounded = all(e["status"] == 0 and e.get("rss_growth_kib") is not None
+                  and e["rss_growth_kib"] <= RSS_GROWTH_LIMIT_KIB for e in h264)
+    # Every frame the camera delivered in the 10 s is either in the file or in the dropped count.
+    counted = all(e["status"] == 0 and e.get("reported_dropped") is not None
+                  and abs(e["frames"] + e["reported_dropped"] - expected) <= 1 for e in h264)
+    targets = [
+        {"target": "raw: %d/%d frames and 0 dropped in every round" % (expected, expected), "met": raw_met},
+        {"target": "H.264: RSS grows <= %d MiB from the middle to the last third" % (RSS_GROWTH_LIMIT_KIB // 1024),
+         "met": bounded},
+        {"target": "H.264: frames written + dropped reported = %d (+-1) in every round" % expected, "met": counted},
+    ]
+    return {"rows": rows, "targets": targets, "expected": expected}
+
+
+def _camera_lines(data):
+    camera = data.get("camera")
+    summary = data.get("camera_summary")
+    if camera is None:
+        return []
+    if summary.get("error"):
+        return ["", "Job 5 (QEMU guest): not run: %s" % summary["error"]]
+    lines = [
+        "",
+        "Job 5: vivid %s %d fps %s, %d s in the QEMU guest (TCG, 1 vCPU); medians of %d rounds"
+        % (camera["size"], camera["rate"], camera.get("input_format", ""), camera["seconds"], len(camera["rounds"])),
+    ]
+    head = ("Codec", "Tool", "Frames/expected", "Dropped (reported)", "Missing (gaps)", "CPU s", "Wall s", "RSS MiB",
+            "RSS growth MiB")
+    rows = [head]
+    for key, r in summary["rows"].items():
+        codec, tool = key.split("/")
+        frames = "-" if r["frames"] is None else "%g/%d" % (r["frames"], summary["expected"])
+        if r["frames_min"] is not None and r["frames_min"] != r["frames_max"]:
+            frames += " (%d-%d)" % (r["frames_min"], r["frames_max"])
+        rows.append((
+            codec, tool, frames,
+            "-" if r["reported_dropped"] is None else "%g" % r["reported_dropped"],
+            "-" if r["missing_in_gaps"] is None else "%g" % r["missing_in_gaps"],
+            "%.2f" % r["cpu_s"], "%.2f" % r["wall_s"], "%.1f" % (r["peak_rss_kib"] / MIB),
+            "-" if r["rss_growth_kib"] is None else "%.1f" % (r["rss_growth_kib"] / MIB),
+        ))
+    lines += _columns(rows)
+    for key, r in summary["rows"].items():
+        if r["failed"]:
+            lines.append("%s failed %d of %d runs: %s" % (key, len(r["failed"]), r["runs"], r["failed"][0]))
+    return lines
+
+
+def render(data):
+    m = data["machine"]
+    lines = [
+        "%s against %s; %d rounds after a warm-up, A B alternating; %s CPUs (%s), load %s at start"
+        % (data["capture"]["version"], m["ffmpeg"], data["rounds"], m["cpus"], m["cpu_model"],
+           " ".join("%.2f" % x for x in m["load_average"])),
+        "Medians; ratios are capture/ffmpeg per round: median (min-max). RSS is peak resident set (ru_maxrss).",
+        "",
+    ]
+    table, notes = _host_table(data)
+    lines += table
+    if notes:
+        lines.append("")
+        lines += notes
+    lines += _camera_lines(data)
+    lines += ["", "Targets (issue 7):"]
+    for job in data["jobs"]:
+        if job.get("error"):
+            continue
+        for t in job.get("targets", []):
+            lines.append("  job %s  %-52s %.2f  %s" % (job["job"], t["target"], t["value"], "met" if t["met"] else "NOT MET"))
+    summary = data.get("camera_summary")
+    if summary and not summary.get("error"):
+        for t in summary["targets"]:
+            lines.append("  job 5  %-58s %s" % (t["target"], "met" if t["met"] else "NOT MET"))
+    return "\n".join(lines)
