@@ -19,6 +19,8 @@ struct InputSource: Sendable {
     let clock: TimestampMapper.Domain?
     /// The frame rate to record at when the input does not declare one.
     let frameRate: Rational?
+    /// The camera mode chosen from the probe (V4L2 only); the opened stream must match it.
+    var mode: VideoMode? = nil
 
     /// The input for `device` as a source of `kind`, set up for `request`.
     ///
@@ -52,14 +54,27 @@ struct InputSource: Sendable {
                 device: device, kind: kind, format: "lavfi", url: graph, options: [:], live: false, clock: .media,
                 frameRate: nil)
         case .v4l2:
-            var options: [String: String] = [:]
-            if let size = request.videoSize { options["video_size"] = size.description }
-            if let rate = request.frameRate { options["framerate"] = rate.description }
-            if let format = request.inputFormat { options["input_format"] = format }
+            // The mode comes from the camera's own list (what ffmpeg gets wrong: it asks the driver
+            // for the size and takes whatever format and rate come back).
             let path = device.v4l2?.path ?? device.name
-            return InputSource(
+            let probe = try CameraProber.probe(path: path)
+            let mode = try ModeSelector.select(
+                VideoRequest(
+                    frameSize: request.videoSize.map { FrameDimensions(width: $0.width, height: $0.height) },
+                    frameRate: request.frameRate, inputFormat: request.inputFormat, copy: request.videoCodec == .copy),
+                from: probe)
+            if mode.multiplanar {
+                throw .notSupported(
+                    device: path,
+                    reason: "the camera captures through the multiplanar API only, which FFmpeg 5.1's v4l2 input cannot use")
+            }
+            var options = ["input_format": mode.inputFormat, "video_size": "\(mode.width)x\(mode.height)"]
+            if let rate = mode.frameRate, !mode.rateFromInput { options["framerate"] = rate.description }
+            var source = InputSource(
                 device: device, kind: kind, format: "v4l2", url: path, options: options, live: true, clock: nil,
-                frameRate: request.frameRate)
+                frameRate: mode.frameRate)
+            source.mode = mode
+            return source
         case .alsa:
             var options: [String: String] = [:]
             if let rate = request.sampleRate { options["sample_rate"] = "\(rate)" }
@@ -85,23 +100,30 @@ struct InputSource: Sendable {
         do {
             return try InputContainer(url: url, format: format, options: options, interrupt: interrupt)
         } catch {
-            throw Self.captureError(error, device: device.name, kind: kind, api: device.api)
+            throw Self.captureError(error, device: device, kind: kind)
         }
     }
 
     /// The user-facing error for an FFmpeg failure on a device.
-    static func captureError(_ error: FFmpegError, device: String, kind: Device.Kind, api: Device.API) -> CaptureError {
+    static func captureError(_ error: FFmpegError, device: Device, kind: Device.Kind) -> CaptureError {
+        let name = device.name
+        if device.api == .alsa, let errno = error.errno, [EBUSY, EACCES, EPERM, ENOENT, ENODEV, ENXIO].contains(errno) {
+            return MicrophoneProber.openError(device, code: -errno)
+        }
         switch error.errno {
         case EBUSY?:
-            return .busy(device: device, holder: nil)
+            let node = device.v4l2?.path ?? name
+            let holders = device.api == .v4l2 ? ALSAHolders.describe(node: node) : []
+            return .busy(device: node, holder: holders.isEmpty ? nil : holders.joined(separator: ", "))
         case EACCES?, EPERM?:
-            return .permissionDenied(device: device, group: kind == .video ? "video" : "audio")
+            let group = device.v4l2.flatMap { V4L2Discovery.groupName(path: $0.path) }
+            return .permissionDenied(device: device.v4l2?.path ?? name, group: group ?? (kind == .video ? "video" : "audio"))
         case ENOENT?, ENODEV?, ENXIO?:
-            return .deviceNotFound(device: device, valid: [], hint: nil)
+            return .deviceNotFound(device: name, valid: [], hint: nil)
         default:
-            if api == .lavfi { return .usage("\(device): the lavfi graph does not open: \(error)") }
-            if api == .test { return .failed("\(device): the test source does not open: \(error)") }
-            return .notSupported(device: device, reason: "cannot open it as asked: \(error)")
+            if device.api == .lavfi { return .usage("\(name): the lavfi graph does not open: \(error)") }
+            if device.api == .test { return .failed("\(name): the test source does not open: \(error)") }
+            return .notSupported(device: name, reason: "cannot open it as asked: \(error)")
         }
     }
 }

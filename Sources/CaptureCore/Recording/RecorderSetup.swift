@@ -115,7 +115,7 @@ extension Recorder {
         if !source.live && kind == .video {
             // An unpaced lavfi graph does not declare its frame rate until some frames are read.
             do throws(FFmpegError) { try input.findStreamInfo() } catch {
-                throw InputSource.captureError(error, device: source.device.name, kind: kind, api: source.device.api)
+                throw InputSource.captureError(error, device: source.device, kind: kind)
             }
         }
         let wanted: MediaStreamInfo.Kind = kind == .video ? .video : .audio
@@ -134,20 +134,20 @@ extension Recorder {
         let height = info.height ?? 0
         // The driver may quietly apply another size or rate than asked; record nothing rather than
         // something else.
-        if device.api == .v4l2 {
-            if let size = request.videoSize, size.width != width || size.height != height {
+        if let mode = source.mode {
+            if mode.width != width || mode.height != height {
                 throw .notSupported(
-                    device: device.name, reason: "asked for \(size) but the driver applied \(width)x\(height)")
+                    device: source.url, reason: "asked for \(mode) but the driver applied \(width)x\(height)")
             }
-            if let rate = request.frameRate, let applied = info.frameRate,
+            if let rate = mode.frameRate, !mode.rateFromInput, let applied = info.frameRate,
                 abs(applied.doubleValue - rate.doubleValue) > rate.doubleValue * 0.01
             {
                 throw .notSupported(
-                    device: device.name,
-                    reason: "asked for \(rate.decimalDescription) fps but the driver applied \(applied.decimalDescription) fps")
+                    device: source.url,
+                    reason: "asked for \(mode) but the driver applied \(applied.decimalDescription) fps")
             }
         }
-        var rate = request.frameRate ?? info.frameRate ?? source.frameRate ?? Rational(30, 1)
+        var rate = info.frameRate ?? source.frameRate ?? request.frameRate ?? Rational(30, 1)
         if rate.doubleValue > 1000 || rate.doubleValue <= 0 { rate = Rational(30, 1) }
         let inputFormat = info.pixelFormat.map { av_get_pix_fmt($0) } ?? AV_PIX_FMT_NONE
         let stream: Int
