@@ -177,6 +177,21 @@ import Testing
         #expect(seen == ["v0", "a10", "a30", "v40", "a50", "a70", "end a error", "v80", "end v"])
     }
 
+    @Test func liveAudioGoesBeforeOlderVideo() throws {
+        let queue = PacketQueue()
+        let video = queue.addLane(live: true, dropsOldest: true, capacity: 2)
+        let audio = queue.addLane(live: true, dropsOldest: false, capacity: 100)
+        // The loop fell behind: the video lane kept only its two freshest frames, the audio lane
+        // holds a backlog newer and older than them.
+        for time in [0, 33, 66, 100] { queue.push(try item(Int64(time)), lane: video) }
+        for time in [10, 20, 80, 90] { queue.push(try item(Int64(time)), lane: audio) }
+        var order: [String] = []
+        while case .packet(let lane, let packet) = queue.next(timeout: 0) {
+            order.append("\(lane == video ? "v" : "a")\(packet.time)")
+        }
+        #expect(order == ["a10", "a20", "a80", "a90", "v66", "v100"])
+    }
+
     @Test func anUnpacedLaneMakesTheLoopWaitForIt() throws {
         let queue = PacketQueue()
         let video = queue.addLane(live: false, dropsOldest: false, capacity: 10)
@@ -193,5 +208,35 @@ import Testing
             return
         }
         #expect(lane == video && packet.time == 50)
+    }
+}
+
+@Suite struct PCMCoalescerTests {
+    // 48 kHz stereo 16-bit: 4 bytes a sample frame; 16 frames last 333 µs.
+    func item(frames: Int, at time: Int64) throws -> QueuedPacket {
+        QueuedPacket(packet: try Packet(size: frames * 4), time: time)
+    }
+
+    @Test func smallPacketsBecomeBlocksStampedWithTheirFirstSample() throws {
+        var coalescer = PCMCoalescer(frameBytes: 4, sampleRate: 48000, blockFrames: 1024)
+        var blocks: [QueuedPacket] = []
+        for n in 0..<200 {
+            blocks += try coalescer.add(try item(frames: 16, at: 1_000_000 + Int64(n) * 16 * 1_000_000 / 48000))
+        }
+        // 200 x 16 = 3200 frames: three blocks of 1024, 128 frames pending.
+        #expect(blocks.map { $0.packet.size / 4 } == [1024, 1024, 1024])
+        #expect(blocks.map(\.time) == [1_000_000, 1_021_333, 1_042_666])
+        #expect(coalescer.flush()?.packet.size == 128 * 4)
+        #expect(coalescer.flush() == nil)
+    }
+
+    @Test func aGapStartsANewBlock() throws {
+        var coalescer = PCMCoalescer(frameBytes: 4, sampleRate: 48000, blockFrames: 1024)
+        #expect(try coalescer.add(try item(frames: 480, at: 0)).isEmpty)  // 10 ms
+        // An overrun: the next packet is 100 ms late.
+        let ready = try coalescer.add(try item(frames: 480, at: 110_000))
+        #expect(ready.map { $0.packet.size / 4 } == [480])
+        #expect(ready.first?.time == 0)
+        #expect(coalescer.flush()?.time == 110_000)
     }
 }

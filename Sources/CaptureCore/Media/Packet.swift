@@ -16,6 +16,13 @@ final class Packet: @unchecked Sendable {
         pointer = packet
     }
 
+    /// A packet with a zeroed payload of `size` bytes (`av_new_packet`).
+    convenience init(size: Int) throws(FFmpegError) {
+        try self.init()
+        try check(av_new_packet(pointer, Int32(size)), "av_new_packet")
+        pointer.pointee.data.initialize(repeating: 0, count: size)
+    }
+
     deinit {
         var packet: UnsafeMutablePointer<AVPacket>? = pointer
         av_packet_free(&packet)
@@ -52,6 +59,16 @@ final class Packet: @unchecked Sendable {
     /// (`av_packet_rescale_ts`).
     func rescaleTimestamps(from: AVRational, to: AVRational) {
         av_packet_rescale_ts(pointer, from, to)
+    }
+
+    /// Appends `other`'s payload to this packet's (`av_grow_packet`, then a copy); the
+    /// timestamps stay this packet's. For raw PCM, whose bytes simply follow each other.
+    func append(_ other: Packet) throws(FFmpegError) {
+        let offset = size
+        try check(av_grow_packet(pointer, Int32(other.size)), "av_grow_packet")
+        if other.size > 0 {
+            (pointer.pointee.data + offset).update(from: other.pointer.pointee.data, count: other.size)
+        }
     }
 
     /// Drops the payload and resets the fields, keeping the allocation (`av_packet_unref`).

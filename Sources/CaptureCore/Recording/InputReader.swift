@@ -1,8 +1,13 @@
+internal import CFFmpeg
 import Foundation
+import Synchronization
 
 /// Reads one input on its own thread: blocking reads, each packet stamped on the session clock
-/// and handed to the packet queue. The thread owns the input while it runs and closes the device
-/// when it ends, so the device is free again as soon as reading stops.
+/// and handed to the packet queue.
+///
+/// The input is closed by `close()`, not when the thread ends: a V4L2 packet maps one of the
+/// driver's buffers and gives it back to the device when it is freed, so every packet must be gone
+/// before the device is closed.
 final class InputReader: @unchecked Sendable {
     private var input: InputContainer?
     private let streamIndex: Int
@@ -30,6 +35,7 @@ final class InputReader: @unchecked Sendable {
 
     /// Starts the reader thread.
     func start() {
+        started = true
         let thread = Thread { [self] in run() }
         thread.name = "capture reader \(source.device.name)"
         thread.start()
@@ -39,17 +45,38 @@ final class InputReader: @unchecked Sendable {
     ///
     /// - Returns: false when it is still blocked in a read (a stalled device).
     @discardableResult
-    func wait(seconds: Double) -> Bool { done.wait(timeout: .now() + seconds) == .success }
+    func wait(seconds: Double) -> Bool {
+        guard started else { return true }
+        if finished.withLock({ $0 }) { return true }
+        return done.wait(timeout: .now() + seconds) == .success
+    }
+
+    private var started = false
 
     /// The clock the device's timestamps turned out to use, once the first packet was read.
     var clockDomain: TimestampMapper.Domain? { mapper.domain }
 
+    /// Closes the device once the thread has ended (`avformat_close_input`). Call it only after
+    /// every packet this reader queued is freed.
+    ///
+    /// - Returns: false when the thread is still blocked in a read; the input stays open then.
+    @discardableResult
+    func close() -> Bool {
+        guard !started || finished.withLock({ $0 }) else { return false }
+        input = nil
+        return true
+    }
+
+    private let finished = Mutex(false)
+
     private func run() {
         defer {
-            input = nil
+            finished.withLock { $0 = true }
             done.signal()
         }
         guard let input else { return }
+        var coalescer = Self.coalescer(for: input, stream: streamIndex)
+        defer { if let rest = coalescer?.flush() { queue.push(rest, lane: lane) } }
         while !interrupt.isRaised {
             let packet: Packet
             do {
@@ -65,13 +92,32 @@ final class InputReader: @unchecked Sendable {
             }
             guard packet.streamIndex == streamIndex else { continue }
             let arrival = SessionClock.now()
-            let pts = packet.pts.map {
-                $0 * Int64(timeBase.numerator) * 1_000_000 / Int64(timeBase.denominator)
-            }
+            // Rescaled with 128-bit intermediates: wall-clock microseconds times a numerator overflow.
+            let pts = packet.pts.map { av_rescale_q($0, timeBase.av, microseconds) }
             let time = mapper.sessionTime(pts: pts, arrival: arrival, wallOffset: SessionClock.wallClockOffset())
-            queue.push(QueuedPacket(packet: packet, time: time), lane: lane)
+            let item = QueuedPacket(packet: packet, time: time)
+            if coalescer != nil {
+                do {
+                    for block in try coalescer!.add(item) { queue.push(block, lane: lane) }
+                } catch {
+                    queue.end(lane: lane, error: .failed("\(source.device.name): \(error)"))
+                    return
+                }
+            } else {
+                queue.push(item, lane: lane)
+            }
         }
         queue.end(lane: lane, error: nil)
+    }
+
+    /// A coalescer for a PCM audio stream; nil for anything else.
+    private static func coalescer(for input: InputContainer, stream: Int) -> PCMCoalescer? {
+        let parameters = input.stream(stream).pointee.codecpar.pointee
+        guard parameters.codec_type == AVMEDIA_TYPE_AUDIO else { return nil }
+        let bits = av_get_bits_per_sample(parameters.codec_id)
+        guard bits > 0, parameters.sample_rate > 0 else { return nil }
+        return PCMCoalescer(
+            frameBytes: Int(bits) / 8 * Int(parameters.ch_layout.nb_channels), sampleRate: Int(parameters.sample_rate))
     }
 
     private func readError(_ error: FFmpegError) -> CaptureError {

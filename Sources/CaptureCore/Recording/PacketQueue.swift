@@ -93,10 +93,15 @@ final class PacketQueue: @unchecked Sendable {
         }
     }
 
-    /// Wakes and releases every waiting reader; later pushes are discarded.
+    /// Wakes and releases every waiting reader, and frees the packets still queued; later pushes
+    /// are discarded.
     func close() {
         condition.withLock {
             closed = true
+            for index in lanes.indices {
+                lanes[index].items = []
+                lanes[index].head = 0
+            }
             condition.broadcast()
         }
     }
@@ -118,7 +123,7 @@ final class PacketQueue: @unchecked Sendable {
     /// The next event: the earliest packet among the lanes, a lane that ended, or `.idle`.
     ///
     /// Unpaced lanes are merged strictly in time order (the loop waits for an empty one);
-    /// live lanes are taken as they come.
+    /// among live lanes, those that never drop (audio) come first, then the earliest packet.
     func next(timeout: Double) -> Event {
         condition.withLock {
             let deadline = Date(timeIntervalSinceNow: timeout)
@@ -131,8 +136,13 @@ final class PacketQueue: @unchecked Sendable {
                 }
                 let waitingForUnpaced = lanes.contains { !$0.live && !$0.ended && $0.count == 0 }
                 if !waitingForUnpaced {
+                    // Live lanes that never drop (audio) go first: taken in time order, a backlog of
+                    // audio would always be older than the freshest video and starve it, while
+                    // audio costs little and the muxer interleaves the streams anyway.
+                    let urgent = lanes.indices.filter { lanes[$0].live && !lanes[$0].dropsOldest && lanes[$0].count > 0 }
+                    let pool = urgent.isEmpty ? Array(lanes.indices) : urgent
                     var best: Int?
-                    for index in lanes.indices where lanes[index].count > 0 {
+                    for index in pool where lanes[index].count > 0 {
                         if best == nil || lanes[index].items[lanes[index].head].time
                             < lanes[best!].items[lanes[best!].head].time
                         {

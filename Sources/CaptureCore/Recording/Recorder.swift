@@ -41,13 +41,21 @@ public final class Recorder {
     /// - Throws: `CaptureError` for anything that fails before the first packet is written; no
     ///   file is left behind then.
     public func run() throws(CaptureError) -> RecordingResult {
+        defer { tearDown() }
         try prepare()
-        defer {
-            stop.interrupt.raise()
-            queue.close()
-            for reader in readers { reader.wait(seconds: 1) }
-        }
         return try record()
+    }
+
+    /// Stops the readers and closes the devices, after every packet that may map a device buffer
+    /// (queued, or held by a decoder) is freed.
+    private func tearDown() {
+        stop.interrupt.raise()
+        queue.close()
+        for reader in readers { reader.wait(seconds: 1) }
+        video = nil
+        audio = nil
+        // A reader still blocked in a read (a stalled device) keeps its input; exiting frees it.
+        for reader in readers { reader.close() }
     }
 
     /// Writes a packet, creating the file and writing the header on the first one.
