@@ -7,13 +7,18 @@ struct ListCommand: Command {
         abstract: "List cameras and microphones.",
         discussion: """
             Cameras are V4L2 nodes whose device capabilities include video capture. Microphones \
-            are ALSA capture PCMs (cards and the ALSA configuration) and PulseAudio sources. The \
+            are ALSA capture PCMs (the cards' devices; default, dsnoop, pulse, pipewire and the \
+            PCMs of your own asoundrc from the ALSA configuration) and PulseAudio sources. The \
             built-in test sources are always listed. The index or the name selects a device in \
             'capture probe' and 'capture record' (--video 0, --audio hw:CARD=PCH,DEV=0).
             """,
         options: [
             .json,
-            .flag("--all", help: "Also show V4L2 nodes that are not cameras (metadata, output, VBI, radio, touch ...)."),
+            .flag(
+                "--all",
+                help:
+                    "Also show V4L2 nodes that are not cameras (metadata, output, VBI, radio, touch ...) and ALSA plugin PCMs that are not microphones (rate converters, mixers, null ...)."
+            ),
             .flag("--video-only", help: "Show cameras only."),
             .flag("--audio-only", help: "Show microphones only."),
             .verbose,
@@ -54,8 +59,12 @@ struct ListCommand: Command {
             out += (out.isEmpty ? "" : "\n") + "Microphones:\n" + list.microphones.map(row).joined()
         }
         if video && all {
-            out += "\nOther V4L2 nodes:\n"
-            out += list.other.isEmpty ? "  (none)\n" : list.other.map(row).joined()
+            let nodes = list.other.filter { $0.api == .v4l2 }
+            out += "\nOther V4L2 nodes:\n" + (nodes.isEmpty ? "  (none)\n" : nodes.map(row).joined())
+        }
+        if audio && all {
+            let pcms = list.other.filter { $0.api == .alsa }
+            out += "\nOther ALSA PCMs:\n" + (pcms.isEmpty ? "  (none)\n" : pcms.map(row).joined())
         }
         return out
     }
@@ -86,7 +95,9 @@ struct ListCommand: Command {
             if let cardName = alsa.cardName, let cardIndex = alsa.cardIndex {
                 parts.append("card \(cardIndex) \(cardName)")
             }
-            if let deviceName = alsa.deviceName, let number = alsa.device { parts.append("device \(number) \(deviceName)") }
+            if let deviceName = alsa.deviceName, let number = alsa.device {
+                parts.append("device \(number) \(deviceName)")
+            }
             if let free = alsa.subdevicesAvailable, let total = alsa.subdevicesTotal {
                 parts.append("\(free)/\(total) subdevices free")
             }

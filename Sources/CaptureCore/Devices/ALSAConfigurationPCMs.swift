@@ -1,8 +1,9 @@
 internal import CALSA
 import Foundation
 
-/// The PCMs that the ALSA configuration defines for capture (what `arecord -L` lists):
-/// `default`, `dsnoop`, `pulse`, `pipewire`, and the entries of the user's `.asoundrc`.
+/// The PCMs that the ALSA configuration defines for capture (what `arecord -L` lists), and which of
+/// them are microphones: `default`, `dsnoop`, `pulse`, `pipewire`, and the entries of the user's
+/// `.asoundrc`, as against the plugin definitions packages install.
 enum ALSAConfigurationPCMs {
     /// One hint from `snd_device_name_hint`.
     struct Hint: Hashable, Sendable {
@@ -46,6 +47,26 @@ enum ALSAConfigurationPCMs {
             result.append(Hint(name: name, description: lines.joined(separator: " - ")))
         }
         return result
+    }
+
+    /// Families that are microphones whoever defines them: ALSA's default capture path
+    /// (`default`, `sysdefault`), the sound-server bridges (`pulse`, `pipewire`) and capture
+    /// sharing over a card (`dsnoop:CARD=x,DEV=n`). JACK is left out with the other bridges and
+    /// converters: its definition exists whether or not a JACK server ever runs.
+    static let microphoneFamilies: Set<String> = ["default", "sysdefault", "pulse", "pipewire", "dsnoop"]
+
+    /// The PCM name without its arguments: `dsnoop` for `dsnoop:CARD=Loopback,DEV=1`.
+    static func family(_ name: String) -> String {
+        name.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? name
+    }
+
+    /// True when a configuration PCM is a microphone for `capture list`: one of the
+    /// ``microphoneFamilies``, or defined in the user's own files (`userDefined`, the names
+    /// ``ALSAUserConfiguration/pcmNames()`` finds). Every other configuration PCM is a plugin
+    /// definition a package installed (a rate converter, a mixer, `null`), listed only with `--all`.
+    static func isMicrophone(_ name: String, userDefined: Set<String>) -> Bool {
+        let family = family(name)
+        return microphoneFamilies.contains(family) || userDefined.contains(family)
     }
 
     static func isPlaybackOnly(_ name: String) -> Bool {

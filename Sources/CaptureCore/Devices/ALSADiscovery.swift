@@ -1,12 +1,39 @@
 /// Finds ALSA capture PCMs: every capture device of every card, then the capture PCMs of the ALSA
 /// configuration. Cards are read through their control interface; no PCM is opened.
 enum ALSADiscovery {
-    /// The `capture list` entries: card devices (`hw:CARD=<id>,DEV=<n>`) by card and device
-    /// number, then the configuration's PCMs in its own order, marked virtual.
-    static func capturePCMs() -> [Device] {
-        let cards = ALSACard.all()
-        return cards.flatMap { $0.devices() } + configurationPCMs().map { device(hint: $0, cards: cards) }
+    /// What the ALSA configuration and the cards offer for capture, sorted for `capture list`.
+    struct Listing {
+        /// Card devices (`hw:CARD=<id>,DEV=<n>`) by card and device number, then the
+        /// configuration's microphones in its own order: role `microphone`.
+        var microphones: [Device]
+        /// The other configuration PCMs (plugin definitions packages install), in the
+        /// configuration's order: role `alsa-plugin`, for `capture list --all`.
+        var plugins: [Device]
     }
+
+    /// The card devices and configuration PCMs, split into microphones and plugin definitions
+    /// by ``ALSAConfigurationPCMs/isMicrophone(_:userDefined:)``.
+    static func listing() -> Listing {
+        let cards = ALSACard.all()
+        let userDefined = ALSAUserConfiguration.pcmNames()
+        var listing = Listing(microphones: cards.flatMap { $0.devices() }, plugins: [])
+        for hint in configurationPCMs() {
+            if ALSAConfigurationPCMs.isMicrophone(hint.name, userDefined: userDefined) {
+                listing.microphones.append(device(hint: hint, cards: cards, role: "microphone"))
+            } else {
+                listing.plugins.append(device(hint: hint, cards: cards, role: pluginRole))
+            }
+        }
+        return listing
+    }
+
+    /// The microphones of ``listing()``: what `capture list` shows and indexes.
+    static func capturePCMs() -> [Device] {
+        listing().microphones
+    }
+
+    /// The role of a configuration PCM that is not a microphone.
+    static let pluginRole = "alsa-plugin"
 
     /// The configuration's capture PCMs: those libasound's name hints report, then the
     /// hardware-backed ones it leaves out (a `type hw` entry in an asoundrc).
@@ -19,16 +46,22 @@ enum ALSADiscovery {
     ///
     /// `hw:`/`plughw:` names are checked against the cards, by number or id, so `hw:1,0` and
     /// `hw:CARD=Loopback,DEV=0` give the same device (named in the `CARD=` form). Any other name
-    /// must be a PCM the ALSA configuration defines.
+    /// must be a PCM the ALSA configuration defines; a plugin definition that `capture list`
+    /// shows only with `--all` opens as well, with role `alsa-plugin`.
     ///
-    /// - Throws: `.deviceNotFound` listing the capture PCMs that exist; `.notSupported` for a card
-    ///   device that only plays.
+    /// - Throws: `.deviceNotFound` listing the microphones `capture list` shows; `.notSupported`
+    ///   for a card device that only plays.
     static func device(pcm: String) throws(CaptureError) -> Device {
         let cards = ALSACard.all()
         let hints = configurationPCMs()
+        let userDefined = ALSAUserConfiguration.pcmNames()
+        func role(_ name: String) -> String {
+            ALSAConfigurationPCMs.isMicrophone(name, userDefined: userDefined) ? "microphone" : pluginRole
+        }
         func notFound() -> CaptureError {
-            let valid = cards.flatMap { $0.devices() }.map(\.name) + hints.map(\.name)
-            return .deviceNotFound(device: pcm, valid: valid, hint: nil)
+            let configured = hints.map(\.name).filter { role($0) == "microphone" }
+            return .deviceNotFound(
+                device: pcm, valid: cards.flatMap { $0.devices() }.map(\.name) + configured, hint: nil)
         }
         if let hardware = ALSAHardwareName(pcm) {
             guard let card = cards.first(where: { $0.id == hardware.card || "\($0.index)" == hardware.card }) else {
@@ -51,10 +84,11 @@ enum ALSADiscovery {
             throw notFound()
         }
         if let hint = hints.first(where: { $0.name == pcm }) {
-            return device(hint: hint, cards: cards)
+            return device(hint: hint, cards: cards, role: role(pcm))
         }
         if ALSAConfigurationPCMs.defines(pcm) {
-            return device(hint: .init(name: pcm, description: "ALSA PCM from the configuration"), cards: cards)
+            return device(
+                hint: .init(name: pcm, description: "ALSA PCM from the configuration"), cards: cards, role: role(pcm))
         }
         throw notFound()
     }
@@ -62,7 +96,7 @@ enum ALSADiscovery {
     /// A configuration PCM as a device; one that captures from a card in the end
     /// (`dsnoop:CARD=x,DEV=n`, an asoundrc `type hw` entry, a plug over one) carries that card's
     /// details and group, so a busy card can be traced to the process holding it.
-    private static func device(hint: ALSAConfigurationPCMs.Hint, cards: [ALSACard]) -> Device {
+    private static func device(hint: ALSAConfigurationPCMs.Hint, cards: [ALSACard], role: String) -> Device {
         var details: ALSADetails?
         var group: String?
         let target = ALSAConfigurationPCMs.hardwareTarget(hint.name) ?? ALSAConfigurationPCMs.cardArgument(hint.name)
@@ -76,7 +110,7 @@ enum ALSADiscovery {
             group = PhysicalDevice.groupID(deviceLink: "/sys/class/sound/card\(card.index)/device")
         }
         return Device(
-            name: hint.name, kind: .audio, api: .alsa, role: "microphone",
+            name: hint.name, kind: .audio, api: .alsa, role: role,
             description: hint.description.isEmpty ? "ALSA PCM \(hint.name)" : hint.description,
             isDefault: hint.name == "default", isVirtual: !hint.isHardware, group: group, alsa: details)
     }

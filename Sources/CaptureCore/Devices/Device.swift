@@ -9,15 +9,19 @@ public struct Device: Codable, Hashable, Sendable {
     public enum API: String, Codable, Sendable { case v4l2, alsa, pulse, test, lavfi }
 
     /// The position among cameras (video) or microphones (audio), as `--video N` / `--audio N`
-    /// take it; nil for nodes that are not capture devices (shown with `--all`).
+    /// take it; nil for the entries of ``DeviceList/other`` (shown with `--all`), so that
+    /// `--all` never shifts an index.
     public var index: Int?
     /// The device argument that opens it: `/dev/video0`, `hw:CARD=Loopback,DEV=1`, `pulse:NAME`, `test`.
     public var name: String
     public var kind: Kind
     public var api: API
-    /// `camera`, `microphone`, `monitor` (a PulseAudio sink monitor), or for V4L2 nodes that are
-    /// not cameras: `video-output`, `metadata-capture`, `metadata-output`, `vbi-capture`,
-    /// `vbi-output`, `radio`, `sdr`, `touch`, `subdev`, `other`.
+    /// `camera`, `microphone`, `monitor` (a PulseAudio sink monitor), or for devices that are
+    /// neither, listed in ``DeviceList/other``: for V4L2 nodes that are not cameras
+    /// `video-output`, `metadata-capture`, `metadata-output`, `vbi-capture`, `vbi-output`,
+    /// `radio`, `sdr`, `touch`, `subdev`, `other`; `alsa-plugin` for an ALSA PCM that a package's
+    /// configuration defines but that is no microphone (a rate converter such as `lavrate`, an
+    /// up- or downmixer, the OSS or JACK bridge, `null`). An `alsa-plugin` PCM still opens by name.
     public var role: String
     /// A name for people: card name, PCM description, PulseAudio description.
     public var description: String
@@ -55,6 +59,26 @@ public struct Device: Codable, Hashable, Sendable {
         self.v4l2 = v4l2
         self.alsa = alsa
         self.pulse = pulse
+    }
+
+    /// Writes every key that has a value, and `index` always: `null` marks the unnumbered
+    /// entries of ``DeviceList/other`` instead of leaving the key out.
+    public func encode(to encoder: any Swift.Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(index, forKey: .index)
+        try container.encode(name, forKey: .name)
+        try container.encode(kind, forKey: .kind)
+        try container.encode(api, forKey: .api)
+        try container.encode(role, forKey: .role)
+        try container.encode(description, forKey: .description)
+        try container.encode(isDefault, forKey: .isDefault)
+        try container.encode(isVirtual, forKey: .isVirtual)
+        try container.encode(accessible, forKey: .accessible)
+        try container.encodeIfPresent(reason, forKey: .reason)
+        try container.encodeIfPresent(group, forKey: .group)
+        try container.encodeIfPresent(v4l2, forKey: .v4l2)
+        try container.encodeIfPresent(alsa, forKey: .alsa)
+        try container.encodeIfPresent(pulse, forKey: .pulse)
     }
 }
 
@@ -145,9 +169,16 @@ public struct PulseDetails: Codable, Hashable, Sendable {
 
 /// Everything `capture list` found. JSON: `{"cameras": [...], "microphones": [...], "other": [...]}`.
 public struct DeviceList: Codable, Hashable, Sendable {
+    /// Cameras, numbered from 0: V4L2 capture nodes, then the test pattern.
     public var cameras: [Device]
+    /// Microphones, numbered from 0: ALSA card devices, the ALSA configuration's microphones
+    /// (`default`, `sysdefault`, `pulse`, `pipewire`, `dsnoop:...`, and every PCM the user's own
+    /// files define: `~/.asoundrc`, `$XDG_CONFIG_HOME/alsa/asoundrc`, `/etc/asound.conf`, the
+    /// files `ALSA_CONFIG_PATH` names), PulseAudio sources, then the test tone.
     public var microphones: [Device]
-    /// V4L2 nodes that are not cameras; filled only when asked for (`--all`).
+    /// Devices that are neither, with `index` nil: V4L2 nodes that are not cameras (their role
+    /// says what they are), then the ALSA configuration's other PCMs (role `alsa-plugin`).
+    /// Filled only when asked for (`--all`); empty otherwise.
     public var other: [Device]
 
     public init(cameras: [Device], microphones: [Device], other: [Device]) {

@@ -7,7 +7,10 @@ public enum DeviceDiscovery {
     /// Lists the devices of the kinds asked for.
     ///
     /// - Parameters:
-    ///   - includeOther: also return V4L2 nodes that are not cameras (`--all`).
+    ///   - includeOther: also return, in `other`, the V4L2 nodes that are not cameras (with
+    ///     `video`) and the ALSA configuration's plugin PCMs that are not microphones (with
+    ///     `audio`), unnumbered (`--all`). The numbering of cameras and microphones is the same
+    ///     either way.
     ///   - video: include cameras.
     ///   - audio: include microphones.
     /// - Returns: cameras and microphones numbered from 0 in the order `--video N` / `--audio N`
@@ -23,8 +26,10 @@ public enum DeviceDiscovery {
         }
         var microphones: [Device] = []
         if audio {
-            microphones = ALSADiscovery.capturePCMs() + PulseDiscovery.sources()
+            let alsa = ALSADiscovery.listing()
+            microphones = alsa.microphones + PulseDiscovery.sources()
             microphones.append(TestSources.audio)
+            if includeOther { other += alsa.plugins }
         }
         number(&cameras)
         number(&microphones)
