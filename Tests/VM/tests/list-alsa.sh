@@ -73,4 +73,25 @@ for name in $expected; do
     done
 done
 
+# With cards present the system's plugin definitions (rate converters, mixers) lead to card 0,
+# yet they are no microphones: --all lists every name arecord -L has beyond the microphones as
+# an unnumbered alsa-plugin entry, and the microphones with their indices stay as they were.
+arecord -L 2>/dev/null | grep -v '^ ' >"$VM_OUT/arecord-L.txt" || true
+all=$VM_OUT/list-all.json
+rc=0
+"$CAPTURE" list --json --all >"$all" 2>"$VM_OUT/list-all.stderr" || rc=$?
+check_eq "capture list --json --all exits 0" 0 "$rc"
+shown='("hw", "default", "sysdefault", "dsnoop", "pulse", "pipewire")'
+check_eq "no plugin definition among the ALSA microphones" "" \
+    "$(json "$list" "[m['name'] for m in d['microphones'] if m['api'] == 'alsa' and m['name'].split(':')[0] not in $shown]")"
+check_eq "--all keeps the microphones and their indices" \
+    "$(json "$list" '[str(m["index"]) + " " + m["name"] for m in d["microphones"]]')" \
+    "$(json "$all" '[str(m["index"]) + " " + m["name"] for m in d["microphones"]]')"
+plugins=$(grep -vE '^(hw|plughw|front|surround[0-9]+|sysdefault|default|dsnoop|dmix|iec958|spdif|hdmi|usbstream|pulse|pipewire)(:|$)' \
+    "$VM_OUT/arecord-L.txt" | sort)
+check "arecord -L lists plugin definitions (null at least)" grep -qx null <<<"$plugins"
+check_eq "--all: each of them is an unnumbered alsa-plugin entry of other" \
+    "$(sed 's/$/ None alsa-plugin/' <<<"$plugins")" \
+    "$(json "$all" 'sorted(o["name"] + " " + str(o["index"]) + " " + o["role"] for o in d["other"] if o["api"] == "alsa")')"
+
 finish
