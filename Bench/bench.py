@@ -38,6 +38,9 @@ def log(text):
 
 def measure_side(side, folder):
     """Runs a side's commands one after another; their costs add up."""
+    # Each run writes a new file rather than overwriting the last one, on both sides alike.
+    if side.output and os.path.exists(os.path.join(folder, side.output)):
+        os.unlink(os.path.join(folder, side.output))
     runs = [measure.checked(argv, cwd=folder) for argv in side.commands]
     return {
         "cpu": sum(r.cpu for r in runs),
@@ -156,6 +159,18 @@ def machine():
     }
 
 
+def scratch_folder():
+    """Where the recordings go: memory (/dev/shm) when it has room, so that disk write-back,
+    which lands on whichever run happens to trigger it, does not blur the comparison."""
+    try:
+        stat = os.statvfs("/dev/shm")
+        if stat.f_bavail * stat.f_frsize >= 4 << 30 and os.access("/dev/shm", os.W_OK):
+            return "/dev/shm"
+    except OSError:
+        pass
+    return None
+
+
 def default_capture():
     try:
         bin_path = subprocess.run(["swift", "build", "-c", "release", "--show-bin-path"], cwd=REPO,
@@ -194,7 +209,8 @@ def main():
         "rounds": options.rounds,
         "jobs": [],
     }
-    folder = tempfile.mkdtemp(prefix="capture-bench-")
+    folder = tempfile.mkdtemp(prefix="capture-bench-", dir=scratch_folder())
+    data["scratch"] = folder
     try:
         libload = build_libload(folder) if "4" in wanted else None
         for job in jobs.host_jobs(capture, libload):

@@ -84,7 +84,9 @@ def rss_growth(timeline, seconds):
 def record_once(tool, argv, output, folder):
     run = measure.run(argv, cwd=folder, timeline=True, interval=0.25, timeout=SECONDS * 12)
     entry = run.to_json()
-    entry["stderr"] = run.stderr.strip()[-500:]
+    # A crash report runs to pages: keep its head (what happened) and tail (the last words).
+    text = run.stderr.strip()
+    entry["stderr"] = text if len(text) <= 1000 else text[:500] + "\n...\n" + text[-500:]
     path = os.path.join(folder, output)
     if run.status == 0 and os.path.exists(path):
         streams = probe.streams(path)

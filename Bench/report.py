@@ -81,6 +81,16 @@ def _load_notes(job):
     return notes
 
 
+def _failure(entry):
+    """One line for a failed run: the signal that killed it or its exit status, and the
+    line of its stderr that says what went wrong."""
+    status = entry["status"]
+    how = "killed by signal %d" % -status if status < 0 else "exit %d" % status
+    lines = (entry.get("stderr") or "").splitlines()
+    said = next((line for line in lines if "crashed" in line or line.startswith("Error:")), None)
+    return how + (": " + said.strip("* ") if said else "")
+
+
 def camera_summary(camera):
     """Medians over the guest rounds per codec and tool, and the two job 5 targets."""
     if camera.get("error") or not camera.get("rounds"):
@@ -97,7 +107,7 @@ def camera_summary(camera):
 
         rows[key] = {
             "runs": len(entries),
-            "failed": [e.get("stderr") or "exit %d" % e["status"] for e in entries if e not in ok],
+            "failed": [_failure(e) for e in entries if e not in ok],
             "frames": med("frames"),
             "frames_min": min((e["frames"] for e in ok), default=None),
             "frames_max": max((e["frames"] for e in ok), default=None),
@@ -138,7 +148,7 @@ def _camera_lines(data):
         "Job 5: vivid %s %d fps %s, %d s in the QEMU guest (TCG, 1 vCPU); medians of %d rounds"
         % (camera["size"], camera["rate"], camera.get("input_format", ""), camera["seconds"], len(camera["rounds"])),
     ]
-    head = ("Codec", "Tool", "Frames/expected", "Dropped (reported)", "Missing (gaps)", "CPU s", "Wall s", "RSS MiB",
+    head = ("Codec", "Tool", "Runs ok", "Frames/expected", "Dropped (reported)", "Missing (gaps)", "CPU s", "Wall s", "RSS MiB",
             "RSS growth MiB")
     rows = [head]
     for key, r in summary["rows"].items():
@@ -147,7 +157,7 @@ def _camera_lines(data):
         if r["frames_min"] is not None and r["frames_min"] != r["frames_max"]:
             frames += " (%d-%d)" % (r["frames_min"], r["frames_max"])
         rows.append((
-            codec, tool, frames,
+            codec, tool, "%d/%d" % (r["runs"] - len(r["failed"]), r["runs"]), frames,
             "-" if r["reported_dropped"] is None else "%g" % r["reported_dropped"],
             "-" if r["missing_in_gaps"] is None else "%g" % r["missing_in_gaps"],
             "%.2f" % r["cpu_s"], "%.2f" % r["wall_s"], "%.1f" % (r["peak_rss_kib"] / MIB),
@@ -166,7 +176,8 @@ def render(data):
         "%s against %s; %d rounds after a warm-up, A B alternating; %s CPUs (%s), load %s at start"
         % (data["capture"]["version"], m["ffmpeg"], data["rounds"], m["cpus"], m["cpu_model"],
            " ".join("%.2f" % x for x in m["load_average"])),
-        "Medians; ratios are capture/ffmpeg per round: median (min-max). RSS is peak resident set (ru_maxrss).",
+        "Medians; ratios are capture/ffmpeg per round: median (min-max). RSS is peak resident set (ru_maxrss);"
+        " files written to %s." % ("memory (/dev/shm)" if data.get("scratch", "").startswith("/dev/shm") else "disk"),
         "",
     ]
     table, notes = _host_table(data)
@@ -180,9 +191,9 @@ def render(data):
         if job.get("error"):
             continue
         for t in job.get("targets", []):
-            lines.append("  job %s  %-52s %.2f  %s" % (job["job"], t["target"], t["value"], "met" if t["met"] else "NOT MET"))
+            lines.append("  job %s  %-66s %5.2f  %s" % (job["job"], t["target"], t["value"], "met" if t["met"] else "NOT MET"))
     summary = data.get("camera_summary")
     if summary and not summary.get("error"):
         for t in summary["targets"]:
-            lines.append("  job 5  %-58s %s" % (t["target"], "met" if t["met"] else "NOT MET"))
+            lines.append("  job 5  %-66s %5s  %s" % (t["target"], "", "met" if t["met"] else "NOT MET"))
     return "\n".join(lines)
