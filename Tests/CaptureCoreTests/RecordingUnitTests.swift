@@ -177,19 +177,21 @@ import Testing
         #expect(seen == ["v0", "a10", "a30", "v40", "a50", "a70", "end a error", "v80", "end v"])
     }
 
-    @Test func liveAudioGoesBeforeOlderVideo() throws {
+    @Test func liveLanesGoInTimeOrderUntilAudioLagsTooFar() throws {
+        let now = SessionClock.now()
         let queue = PacketQueue()
         let video = queue.addLane(live: true, dropsOldest: true, capacity: 2)
         let audio = queue.addLane(live: true, dropsOldest: false, capacity: 100)
-        // The loop fell behind: the video lane kept only its two freshest frames, the audio lane
-        // holds a backlog newer and older than them.
-        for time in [0, 33, 66, 100] { queue.push(try item(Int64(time)), lane: video) }
-        for time in [10, 20, 80, 90] { queue.push(try item(Int64(time)), lane: audio) }
+        // The loop fell behind: the video lane kept its two freshest frames; the audio backlog
+        // reaches back 1.5 s, beyond the lag limit.
+        for ms in [300, 200, 100, 50] { queue.push(try item(now - Int64(ms) * 1000), lane: video) }
+        for ms in [1500, 1200, 400, 150, 20] { queue.push(try item(now - Int64(ms) * 1000), lane: audio) }
         var order: [String] = []
         while case .packet(let lane, let packet) = queue.next(timeout: 0) {
-            order.append("\(lane == video ? "v" : "a")\(packet.time)")
+            order.append("\(lane == video ? "v" : "a")\((now - packet.time) / 1000)")
         }
-        #expect(order == ["a10", "a20", "a80", "a90", "v66", "v100"])
+        // Audio older than the limit first, then time order.
+        #expect(order == ["a1500", "a1200", "a400", "a150", "v100", "v50", "a20"])
     }
 
     @Test func anUnpacedLaneMakesTheLoopWaitForIt() throws {

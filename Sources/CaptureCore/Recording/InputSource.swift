@@ -76,6 +76,9 @@ struct InputSource: Sendable {
             source.mode = mode
             return source
         case .alsa:
+            // FFmpeg's ALSA input turns every open failure into EIO; libasound, asked first, says
+            // busy (naming the holder), denied or missing.
+            _ = try MicrophoneProber.probe(device)
             var options: [String: String] = [:]
             if let rate = request.sampleRate { options["sample_rate"] = "\(rate)" }
             if let channels = request.channels { options["channels"] = "\(channels)" }

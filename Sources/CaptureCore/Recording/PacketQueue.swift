@@ -40,6 +40,9 @@ final class PacketQueue: @unchecked Sendable {
     /// Session time (CLOCK_MONOTONIC, microseconds) at which unpaced sources' media time 0 is put.
     let origin = SessionClock.now()
 
+    /// How far (microseconds) a live audio lane may fall behind before it is served first.
+    static let audioLagLimit: Int64 = 1_000_000
+
     private let condition = NSCondition()
     private var lanes: [LaneState] = []
     private var reportedEnd: Set<Int> = []
@@ -123,7 +126,7 @@ final class PacketQueue: @unchecked Sendable {
     /// The next event: the earliest packet among the lanes, a lane that ended, or `.idle`.
     ///
     /// Unpaced lanes are merged strictly in time order (the loop waits for an empty one);
-    /// among live lanes, those that never drop (audio) come first, then the earliest packet.
+    /// live lanes are taken in time order unless audio lags more than `audioLagLimit`.
     func next(timeout: Double) -> Event {
         condition.withLock {
             let deadline = Date(timeIntervalSinceNow: timeout)
@@ -136,10 +139,15 @@ final class PacketQueue: @unchecked Sendable {
                 }
                 let waitingForUnpaced = lanes.contains { !$0.live && !$0.ended && $0.count == 0 }
                 if !waitingForUnpaced {
-                    // Live lanes that never drop (audio) go first: taken in time order, a backlog of
-                    // audio would always be older than the freshest video and starve it, while
-                    // audio costs little and the muxer interleaves the streams anyway.
-                    let urgent = lanes.indices.filter { lanes[$0].live && !lanes[$0].dropsOldest && lanes[$0].count > 0 }
+                    // Time order, except that a live lane which never drops (audio) and lags more
+                    // than `audioLagLimit` goes first. Pure time order lets an audio backlog, always
+                    // older than the freshest video, grow without bound; pure audio-first lets a
+                    // costly audio encoder starve video for as long as it runs.
+                    let now = SessionClock.now()
+                    let urgent = lanes.indices.filter {
+                        lanes[$0].live && !lanes[$0].dropsOldest && lanes[$0].count > 0
+                            && now - lanes[$0].items[lanes[$0].head].time > Self.audioLagLimit
+                    }
                     let pool = urgent.isEmpty ? Array(lanes.indices) : urgent
                     var best: Int?
                     for index in pool where lanes[index].count > 0 {

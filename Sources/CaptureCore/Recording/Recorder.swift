@@ -32,6 +32,9 @@ public final class Recorder {
     var video: (path: VideoPath, lane: Int, source: InputSource, input: MediaStreamInfo)?
     var audio: (path: AudioPath, lane: Int, source: InputSource, input: MediaStreamInfo)?
     var muxerOptions: [String: String] = [:]
+    /// The microphone's first sample minus the camera's first frame, as the devices delivered
+    /// them, in seconds.
+    var measuredStartOffset: Double?
     private var createdFile = false
 
     /// Records until --duration, --frames, the end of the inputs, a stop request, or an error.
@@ -91,7 +94,13 @@ public final class Recorder {
         for reader in readers { reader.start() }
         let startedAt = SessionClock.now()
         let firstTimes = queue.firstTimes(until: startedAt + Int64(request.stallTimeout * 1e6))
-        guard let t0 = firstTimes.compactMap({ $0 }).min() else {
+        // The recording starts once every device delivers: a camera streams from the moment it is
+        // opened, so its first buffers predate a microphone opened after it. What came earlier is
+        // skipped; the devices' own start offset is measured and reported.
+        if let v = video.flatMap({ firstTimes[$0.lane] }), let a = audio.flatMap({ firstTimes[$0.lane] }) {
+            measuredStartOffset = Double(a - v) / 1e6
+        }
+        guard let t0 = firstTimes.compactMap({ $0 }).max() else {
             // Nothing arrived at all: report what ended the readers, or a stall.
             if case .ended(_, let error?) = queue.next(timeout: 0) { throw error }
             if stop.isRequested { throw .failed("stopped before the first frame; nothing was written") }

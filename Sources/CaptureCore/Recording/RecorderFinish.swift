@@ -54,9 +54,7 @@ extension Recorder {
                 sampleFormat: repairedString(av_get_sample_fmt_name(encoder.sampleFormat)) ?? "?",
                 samples: audio.path.samples, overruns: audio.path.overruns, start: Double(audio.path.firstTime ?? 0) / 1e6)
         }
-        if let v = video?.path.firstTime, let a = audio?.path.firstTime {
-            summary.startOffset = Double(a - v) / 1e6
-        }
+        summary.startOffset = measuredStartOffset.map { ($0 * 1e6).rounded() / 1e6 }
         return RecordingResult(summary: summary, failure: failure)
     }
 

@@ -57,7 +57,9 @@ public struct RecordingSummary: Codable, Hashable, Sendable {
     public var container: String
     public var video: Video?
     public var audio: Audio?
-    /// Audio start minus video start in seconds, when both are recorded.
+    /// The microphone's first sample minus the camera's first frame as the devices delivered
+    /// them, in seconds, when both are recorded. The file starts where both have data, so its
+    /// streams start within a frame of each other whatever this is.
     public var startOffset: Double?
     /// The duration of the finished file as it reads back, seconds.
     public var duration: Double

@@ -79,10 +79,8 @@ final class VideoPath {
             done = true
             return
         }
-        guard time >= 0 else {
-            late += 1
-            return
-        }
+        // Frames captured before every device delivered: not part of the recording, not a drop.
+        guard time >= 0 else { return }
         let slot = av_rescale_q_rnd(time, microseconds, rate.inverted.av, AV_ROUND_NEAR_INF)
         if let lastSlot {
             // Two frames in one slot: the second is late; a skipped slot is a frame the device lost.
