@@ -19,11 +19,14 @@ final class InputContainer: @unchecked Sendable {
     ///   - url: a device name (`/dev/video0`, `hw:1,0`), a lavfi graph, or a file path.
     ///   - format: the input format name (`av_find_input_format`), such as `lavfi` or `v4l2`.
     ///   - options: demuxer options (`video_size`, `framerate`, `channels` ...).
+    ///   - audioCodec: the PCM codec an audio device is to deliver (`AVFormatContext.audio_codec_id`),
+    ///     which is how FFmpeg's alsa and pulse inputs choose the sample format to open with.
     ///   - interrupt: once raised, blocking reads return `AVERROR_EXIT`.
     /// - Returns: the opened container; `unusedOptions` lists options the demuxer ignored.
     /// - Throws: `FFmpegError` from `avformat_open_input`.
     init(
-        url: String, format: String?, options: [String: String] = [:], interrupt: InterruptFlag? = nil
+        url: String, format: String?, options: [String: String] = [:], audioCodec: String? = nil,
+        interrupt: InterruptFlag? = nil
     ) throws(FFmpegError) {
         Self.registerDevices
         var inputFormat: UnsafePointer<AVInputFormat>?
@@ -35,6 +38,13 @@ final class InputContainer: @unchecked Sendable {
             throw FFmpegError(CFFmpeg_AVERROR(ENOMEM), call: "avformat_alloc_context")
         }
         if let interrupt { allocated.pointee.interrupt_callback = interrupt.callback }
+        if let audioCodec {
+            guard let codec = avcodec_find_decoder_by_name(audioCodec) else {
+                avformat_free_context(allocated)
+                throw FFmpegError(CFFmpeg_AVERROR(ENOSYS), call: "avcodec_find_decoder_by_name(\(audioCodec))")
+            }
+            allocated.pointee.audio_codec_id = codec.pointee.id
+        }
         var context: UnsafeMutablePointer<AVFormatContext>? = allocated
         // On failure avformat_open_input frees the context and sets it to NULL.
         let (code, unused) = withOptionDictionary(options) { dictionary in

@@ -21,6 +21,8 @@ struct InputSource: Sendable {
     let frameRate: Rational?
     /// The camera mode chosen from the probe (V4L2 only); the opened stream must match it.
     var mode: VideoMode? = nil
+    /// How a microphone is opened and what it is converted to (ALSA and PulseAudio only).
+    var audioPlan: AudioFormatPlan? = nil
 
     /// The input for `device` as a source of `kind`, set up for `request`.
     ///
@@ -75,25 +77,26 @@ struct InputSource: Sendable {
                 frameRate: mode.frameRate)
             source.mode = mode
             return source
-        case .alsa:
-            // FFmpeg's ALSA input turns every open failure into EIO; libasound, asked first, says
-            // busy (naming the holder), denied or missing.
-            _ = try MicrophoneProber.probe(device)
-            var options: [String: String] = [:]
-            if let rate = request.sampleRate { options["sample_rate"] = "\(rate)" }
-            if let channels = request.channels { options["channels"] = "\(channels)" }
-            let pcm: String
-            if case .alsa(let name)? = try? DeviceName(parsing: device.name) { pcm = name } else { pcm = device.name }
-            return InputSource(
-                device: device, kind: kind, format: "alsa", url: pcm, options: options, live: true, clock: nil,
-                frameRate: nil)
-        case .pulse:
-            var options: [String: String] = [:]
-            if let rate = request.sampleRate { options["sample_rate"] = "\(rate)" }
-            if let channels = request.channels { options["channels"] = "\(channels)" }
-            return InputSource(
-                device: device, kind: kind, format: "pulse", url: device.pulse?.source ?? "default", options: options,
+        case .alsa, .pulse:
+            // Opened in a format, rate and channel count the device has natively; what was asked
+            // for is converted afterwards. Asking libasound first also turns FFmpeg's bare EIO for
+            // any open failure into busy (naming the holder), denied or missing.
+            let probe = try MicrophoneProber.probe(device)
+            let plan = try AudioFormatChoice.choose(for: probe, sampleRate: request.sampleRate, channels: request.channels)
+            let options = ["sample_rate": "\(plan.sampleRate)", "channels": "\(plan.channels)"]
+            let url: String
+            if device.api == .pulse {
+                url = device.pulse?.source ?? "default"
+            } else if case .alsa(let name)? = try? DeviceName(parsing: plan.openName) {
+                url = name
+            } else {
+                url = plan.openName
+            }
+            var source = InputSource(
+                device: device, kind: kind, format: device.api == .pulse ? "pulse" : "alsa", url: url, options: options,
                 live: true, clock: nil, frameRate: nil)
+            source.audioPlan = plan
+            return source
         }
     }
 
@@ -101,7 +104,8 @@ struct InputSource: Sendable {
     /// missing (66), a mode the device refused (69), a bad lavfi graph (64).
     func open(interrupt: InterruptFlag) throws(CaptureError) -> InputContainer {
         do {
-            return try InputContainer(url: url, format: format, options: options, interrupt: interrupt)
+            return try InputContainer(
+                url: url, format: format, options: options, audioCodec: audioPlan?.codec, interrupt: interrupt)
         } catch {
             throw Self.captureError(error, device: device, kind: kind)
         }

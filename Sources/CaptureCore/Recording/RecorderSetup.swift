@@ -216,8 +216,8 @@ extension Recorder {
         let parameters = input.stream(index).pointee.codecpar.pointee
         let inputFormat = AVSampleFormat(rawValue: parameters.format)
         let inputRate = Int(parameters.sample_rate)
-        let channels = request.channels ?? Int(parameters.ch_layout.nb_channels)
-        var rate = request.sampleRate ?? inputRate
+        let channels = source.audioPlan?.outputChannels ?? request.channels ?? Int(parameters.ch_layout.nb_channels)
+        var rate = source.audioPlan?.outputSampleRate ?? request.sampleRate ?? inputRate
         var name: String
         var options: [String: String] = [:]
         var format: AVSampleFormat
