@@ -54,7 +54,7 @@ struct RecordCommand: Command {
         request.video = try arguments.value("--video").map { try DeviceName(parsing: $0) }
         request.audio = try arguments.value("--audio").map { try DeviceName(parsing: $0) }
         if let text = arguments.value("--video-size") {
-            guard let size = RecordingRequest.FrameSize(parsing: text) else {
+            guard let size = FrameDimensions(parsing: text), size.width <= 16384, size.height <= 16384 else {
                 throw fail("--video-size takes WIDTHxHEIGHT, e.g. 1280x720, not '\(text)'")
             }
             request.videoSize = size

@@ -71,18 +71,6 @@ import Testing
     }
 }
 
-@Suite struct FrameSizeTests {
-    @Test(arguments: [("640x480", 640, 480), ("1920X1080", 1920, 1080), ("641x481", 641, 481)])
-    func parses(text: String, width: Int, height: Int) {
-        #expect(RecordingRequest.FrameSize(parsing: text) == .init(width: width, height: height))
-    }
-
-    @Test(arguments: ["640", "x480", "640x", "0x480", "640x480x2", "-640x480", "99999x1", "axb"])
-    func refuses(text: String) {
-        #expect(RecordingRequest.FrameSize(parsing: text) == nil)
-    }
-}
-
 @Suite struct TimestampMapperTests {
     let arrival: Int64 = 5_000_000_000  // 5000 s of uptime
     let wallOffset: Int64 = 1_800_000_000_000_000  // the wall clock is ~57 years ahead of uptime

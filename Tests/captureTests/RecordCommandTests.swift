@@ -40,7 +40,8 @@ import Testing
 
     @Test(arguments: [
         ["--codec", "vp9", "x.mkv"], ["--crf", "52", "x.mkv"], ["--preset", "warp", "x.mkv"],
-        ["--video-size", "big", "x.mkv"], ["--framerate", "0", "x.mkv"], ["--duration", "-1", "x.mkv"],
+        ["--video-size", "big", "x.mkv"], ["--video-size", "640x", "x.mkv"], ["--video-size", "0x480", "x.mkv"],
+        ["--video-size", "99999x1", "x.mkv"], ["--framerate", "0", "x.mkv"], ["--duration", "-1", "x.mkv"],
         ["--frames", "0", "x.mkv"], ["--audio-codec", "mp3", "x.mkv"], ["--channels", "0", "x.mkv"],
     ])
     func badValuesAreUsageErrors(arguments: [String]) throws {

@@ -257,8 +257,10 @@ import Testing
         #expect(abs((summary["duration"] as? Double ?? 0) - (probe.duration ?? -1)) <= 0.01)
     }
 
-    /// C06 in short: SIGINT finalizes the file and exits 0.
-    @Test func sigintFinalizesAndExitsZero() throws {
+    /// C06 in short: a stop signal finalizes the file and exits 0; a second one during
+    /// finalization does not break it.
+    @Test(arguments: [[SIGINT], [SIGTERM], [SIGHUP], [SIGINT, SIGINT]])
+    func stopSignalFinalizesAndExitsZero(signals: [Int32]) throws {
         let scratch = try RecordScratch()
         let file = scratch.path("stopped.mp4")
         let process = Process()
@@ -268,8 +270,11 @@ import Testing
         process.standardError = FileHandle.nullDevice
         try process.run()
         Thread.sleep(forTimeInterval: 1.5)
-        kill(process.processIdentifier, SIGINT)
         let signalled = Date()
+        for (n, signal) in signals.enumerated() {
+            if n > 0 { Thread.sleep(forTimeInterval: 0.05) }
+            kill(process.processIdentifier, signal)
+        }
         process.waitUntilExit()
         #expect(Date().timeIntervalSince(signalled) < 3)
         #expect(process.terminationReason == .exit)
@@ -278,6 +283,22 @@ import Testing
         #expect(probe.streams.count == 2)
         #expect((probe.duration ?? 0) > 0.8 && (probe.duration ?? 9) < 1.8)
         #expect(try RecordOracle.decodesCleanly(file))
+    }
+
+    /// On a terminal, a progress line rewritten in place; in a pipe, none.
+    @Test func progressLineOnATerminalOnly() throws {
+        let scratch = try RecordScratch()
+        let file = scratch.path("progress.mkv")
+        let command = [BuiltBinary.url.path, "record", "--video", "test", "--duration", "1", "--preset", "ultrafast", file]
+        // script(1) gives the command a pseudo-terminal and copies what it writes.
+        let terminal = try RecordOracle.runTool("script", ["-qfec", command.joined(separator: " "), "/dev/null"])
+        #expect(terminal.status == 0, "\(terminal.stderr)")
+        let updates = terminal.stdout.components(separatedBy: "\r").filter { $0.contains(" frames ") && $0.contains(" fps ") }
+        #expect(updates.count >= 2 && updates.count <= 6, "\(updates.count) progress updates in one second")
+        let piped = try BuiltBinary.run(
+            ["record", "--video", RecordSources.video, "--frames", "30", "--force", file])
+        #expect(piped.status == 0)
+        #expect(!piped.stderr.contains("\r") && !piped.stdout.contains("\r"))
     }
 
     /// Holds on a machine without cameras, as the host suite runs; the guest suite has cameras.

@@ -31,7 +31,7 @@ struct InputSource: Sendable {
         switch device.api {
         case .test:
             if kind == .video {
-                let size = request.videoSize ?? RecordingRequest.FrameSize(width: 640, height: 480)
+                let size = request.videoSize ?? FrameDimensions(width: 640, height: 480)
                 let rate = request.frameRate ?? Rational(30, 1)
                 // `realtime` paces the graph like a camera; without it lavfi runs as fast as it can.
                 // testsrc2 silently rounds an odd size down when it negotiates 4:2:0; 4:4:4 keeps
@@ -62,7 +62,7 @@ struct InputSource: Sendable {
             let probe = try CameraProber.probe(path: path)
             let mode = try ModeSelector.select(
                 VideoRequest(
-                    frameSize: request.videoSize.map { FrameDimensions(width: $0.width, height: $0.height) },
+                    frameSize: request.videoSize,
                     frameRate: request.frameRate, inputFormat: request.inputFormat, copy: request.videoCodec == .copy),
                 from: probe)
             if mode.multiplanar {

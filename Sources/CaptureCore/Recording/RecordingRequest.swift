@@ -18,25 +18,6 @@ public struct RecordingRequest: Sendable {
         case aac, opus, pcm, flac
     }
 
-    /// A frame size in pixels, written `640x480`.
-    public struct FrameSize: Hashable, Sendable, Codable, CustomStringConvertible {
-        public var width: Int
-        public var height: Int
-        public init(width: Int, height: Int) {
-            self.width = width
-            self.height = height
-        }
-        /// Parses `WIDTHxHEIGHT`, both from 1 to 16384.
-        public init?(parsing text: String) {
-            let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
-            guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), (1...16384).contains(w),
-                (1...16384).contains(h)
-            else { return nil }
-            self.init(width: w, height: h)
-        }
-        public var description: String { "\(width)x\(height)" }
-    }
-
     /// The camera or video source; nil for audio only.
     public var video: DeviceName?
     /// The microphone or audio source; nil for video only.
@@ -44,7 +25,7 @@ public struct RecordingRequest: Sendable {
     /// The output file; its extension chooses the container.
     public var output: String
     /// Requested frame size; nil: the device's choice.
-    public var videoSize: FrameSize?
+    public var videoSize: FrameDimensions?
     /// Requested frames per second; nil: the device's choice.
     public var frameRate: Rational?
     /// The camera's input format, as FFmpeg names it (`yuyv422`, `mjpeg`); nil: chosen.
@@ -73,7 +54,7 @@ public struct RecordingRequest: Sendable {
     public var stallTimeout: Double
 
     public init(
-        video: DeviceName? = nil, audio: DeviceName? = nil, output: String, videoSize: FrameSize? = nil,
+        video: DeviceName? = nil, audio: DeviceName? = nil, output: String, videoSize: FrameDimensions? = nil,
         frameRate: Rational? = nil, inputFormat: String? = nil, pixelFormat: String? = nil,
         videoCodec: VideoCodec? = nil, crf: Int? = nil, preset: String? = nil, bitRate: Int? = nil,
         sampleRate: Int? = nil, channels: Int? = nil, audioCodec: AudioCodec? = nil,

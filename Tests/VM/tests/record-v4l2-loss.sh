@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# A camera that goes away or stops delivering ends the recording honestly (C09 and the stall
+# of issue 6): the file is finalized with what was captured, one line says what happened, exit 74;
+# ffmpeg exits 0 on a disconnect and blocks forever on a stall.
+# module: vivid n_devs=1 node_types=0x1 vid_cap_nr=10
+# timeout: 120
+set -euo pipefail
+source "$(dirname "$0")/../lib.sh"
+need_capture
+
+cam=/dev/video10
+out=$(mktemp -d)
+near() { # A B TOLERANCE: |A - B| <= TOLERANCE
+    "$VM_PYTHON" -I -S -c "import sys; sys.exit(abs(float('$1') - float('$2')) > float('$3'))"
+}
+duration() { ffprobe -v error -show_entries format=duration -of default=noprint_wrappers=1:nokey=1 "$1"; }
+"$CAPTURE" --version >/dev/null  # the first start under emulation is the slowest
+
+# C09: vivid's disconnect control acts like an unplug while the device is open.
+"$CAPTURE" record --video $cam --video-size 320x180 --framerate 30 --preset ultrafast --json "$out/lost.mkv" \
+    >"$VM_OUT/lost.out" 2>"$VM_OUT/lost.err" &
+pid=$!
+sleep 5
+v4l2-ctl -d $cam -c disconnect=1
+unplugged=$(date +%s%N)
+rc=0
+wait $pid || rc=$?
+took=$(( ($(date +%s%N) - unplugged) / 100000000 ))
+check_eq "C09: exit 74" 74 "$rc"
+check "C09: within 3 s of the disconnect ($took tenths)" test "$took" -le 30
+check "C09: stderr says the device was lost" grep -q "^Error: $cam: the device was lost" "$VM_OUT/lost.err"
+recorded=$(json "$VM_OUT/lost.out" 'd["duration"]')
+check_eq "C09: the file reads back" 0 "$(ffprobe -v error "$out/lost.mkv" >/dev/null 2>&1; echo $?)"
+check "C09: its duration is what the summary says ($recorded s)" near "$(duration "$out/lost.mkv")" "$recorded" 0.1
+check "C09: it holds seconds of video, not a stub ($recorded s)" near "$recorded" 3 1.5
+check "C09: the node is free again" v4l2-ctl -d $cam --stream-mmap --stream-count=3
+
+# A stall: vivid drops every buffer, so the reader blocks and nothing arrives.
+"$CAPTURE" record --video $cam --video-size 320x180 --framerate 30 --preset ultrafast --stall-timeout 2 \
+    "$out/stall.mkv" >"$VM_OUT/stall.out" 2>"$VM_OUT/stall.err" &
+pid=$!
+sleep 5
+v4l2-ctl -d $cam -c percentage_of_dropped_buffers=100
+stalled=$(date +%s%N)
+rc=0
+wait $pid || rc=$?
+took=$(( ($(date +%s%N) - stalled) / 100000000 ))
+v4l2-ctl -d $cam -c percentage_of_dropped_buffers=0
+check_eq "stall: exit 74" 74 "$rc"
+check "stall: within the stall timeout + 3 s ($took tenths)" test "$took" -le 50
+check "stall: stderr says the device stalled" grep -q "^Error: $cam: no data for 2 s; the device stalled" "$VM_OUT/stall.err"
+check "stall: the file reads back with what came before" test "$(duration "$out/stall.mkv" | cut -d. -f1)" -ge 1
+
+rm -rf "$out"
+finish
