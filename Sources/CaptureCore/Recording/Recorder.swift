@@ -85,7 +85,7 @@ public final class Recorder {
 
     func writeError(_ error: FFmpegError) -> CaptureError {
         if error.errno == ENOSPC {
-            return .io(subject: request.output, reason: "disk full (no space left on device); the file is finalized up to there")
+            return .io(subject: request.output, reason: "disk full (no space left on device); the file keeps what was written before")
         }
         return .io(subject: request.output, reason: "writing failed: \(error)")
     }

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# A disk that fills up while recording (issue 6): capture stops, keeps what was written, names
+# the file and the cause, exits 74. Run in the guest because it mounts a small tmpfs.
+# timeout: 120
+set -euo pipefail
+source "$(dirname "$0")/../lib.sh"
+need_capture
+
+disk=$(mktemp -d)
+mount -t tmpfs -o size=3m tmpfs "$disk"
+trap 'umount "$disk"' EXIT
+
+for ext in mp4 mkv nut; do
+    options=(--preset ultrafast --crf 0)  # lossless H.264: 3 MB fill in a few seconds
+    [[ $ext == nut ]] && options=()
+    rc=0
+    "$CAPTURE" record --video test --audio test "${options[@]}" --quiet "$disk/full.$ext" 2>"$VM_OUT/$ext.err" || rc=$?
+    check_eq ".$ext on a full disk: exit 74" 74 "$rc"
+    check ".$ext: stderr names the file and the full disk" \
+        grep -q "^Error: $disk/full.$ext: disk full (no space left on device)" "$VM_OUT/$ext.err"
+    frames=$(ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=nb_read_frames \
+        -of default=noprint_wrappers=1:nokey=1 "$disk/full.$ext" || true)
+    check ".$ext: what was written reads back ($frames frames)" test "${frames:-0}" -ge 2
+    rm -f "$disk/full.$ext"
+done
+
+finish
