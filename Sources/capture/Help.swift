@@ -14,7 +14,13 @@ enum Help {
 
     static func text(_ spec: CommandSpec) -> String {
         var out = "OVERVIEW: \(spec.abstract)\n"
-        if let discussion = spec.discussion { out += "\n\(discussion)\n" }
+        if let discussion = spec.discussion {
+            // Prose is wrapped to 80 columns; indented lines (tables) are kept as written.
+            let lines = discussion.split(separator: "\n", omittingEmptySubsequences: false).flatMap { line in
+                line.hasPrefix(" ") || line.isEmpty ? [String(line)] : wrap(String(line), width: 80)
+            }
+            out += "\n" + lines.joined(separator: "\n") + "\n"
+        }
         out += "\nUSAGE: \(usage(spec))\n"
         if !spec.arguments.isEmpty {
             out += "\nARGUMENTS:\n"
