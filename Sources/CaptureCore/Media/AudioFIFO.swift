@@ -33,6 +33,13 @@ final class AudioFIFO {
         try check(av_audio_fifo_write(fifo, planes, Int32(samples)), "av_audio_fifo_write")
     }
 
+    /// Discards up to `samples` samples from the front (`av_audio_fifo_drain`).
+    func drain(samples: Int) throws(FFmpegError) {
+        let n = min(samples, count)
+        guard n > 0 else { return }
+        try check(av_audio_fifo_drain(fifo, Int32(n)), "av_audio_fifo_drain")
+    }
+
     /// Takes up to `samples` samples into a new frame (`av_audio_fifo_read`); nil when empty.
     func read(samples: Int) throws(FFmpegError) -> Frame? {
         let n = min(samples, count)

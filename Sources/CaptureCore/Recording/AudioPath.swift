@@ -52,7 +52,9 @@ final class AudioPath {
     private func take(_ frame: Frame, time: Int64) throws(FFmpegError) {
         let inputRate = Int64(frame.pointer.pointee.sample_rate)
         var count = Int64(frame.sampleCount)
-        guard count > 0, inputRate > 0, time >= 0 else { return }
+        // A block wholly captured before the recording started is skipped; one that straddles
+        // the start is cut at it below, so audio starts at 0 rather than a block later.
+        guard count > 0, inputRate > 0, time + count * 1_000_000 / inputRate > 0 else { return }
         if let endTime {
             let allowed = (endTime - time) * inputRate / 1_000_000
             if allowed <= 0 {
@@ -68,7 +70,7 @@ final class AudioPath {
         }
         if let expectedNext, time - expectedNext > Self.overrunThreshold { overruns += 1 }
         expectedNext = time + count * 1_000_000 / inputRate
-        if firstTime == nil { firstTime = time }
+        if firstTime == nil { firstTime = max(0, time) }
         if resampler == nil {
             resampler = try Resampler(
                 inputFormat: frame.sampleFormat, inputRate: Int(inputRate), inputLayout: frame.pointer.pointee.ch_layout,
@@ -78,6 +80,11 @@ final class AudioPath {
         if nextPts == nil { nextPts = first }
         if let converted = try resampler!.convert(frame) {
             try fifo.write(converted, samples: converted.sampleCount)
+        }
+        if let pts = nextPts, pts < 0 {
+            let cut = min(Int(-pts), fifo.count)
+            try fifo.drain(samples: cut)
+            nextPts = pts + Int64(cut)
         }
     }
 
