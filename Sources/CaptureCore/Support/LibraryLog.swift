@@ -39,10 +39,20 @@ public final class LibraryLog: Sendable {
 
     func record(level: Int32, line: String) {
         let verbose = state.withLock { state in
-            if level <= AV_LOG_ERROR { state.lastError = line }
+            if level <= AV_LOG_ERROR { state.lastError = Self.withoutContext(line) }
             return state.verbose
         }
         if verbose { FileHandle.standardError.write(Data((line + "\n").utf8)) }
+    }
+
+    /// The line without FFmpeg's context prefixes (`[lavfi @ 0x5637...] `), which name an object
+    /// address that means nothing to a user; `--verbose` still shows them.
+    static func withoutContext(_ line: String) -> String {
+        var rest = Substring(line)
+        while rest.hasPrefix("["), let close = rest.firstIndex(of: "]"), rest[..<close].contains(" @ ") {
+            rest = rest[rest.index(after: close)...].drop { $0 == " " }
+        }
+        return String(rest)
     }
 
     /// The last error line logged since the previous call, and forgets it.
