@@ -199,6 +199,68 @@ import Testing
         }
         #expect(lane == video && packet.time == 50)
     }
+
+    /// Watches an object without keeping it alive.
+    final class Watch {
+        weak var object: Packet?
+        init(_ object: Packet) { self.object = object }
+    }
+
+    /// Takes one packet and lets go of it; returns its time.
+    func takeOne(_ queue: PacketQueue) -> Int64? {
+        guard case .packet(_, let item) = queue.next(timeout: 0) else { return nil }
+        return item.time
+    }
+
+    // A consumed 720p frame is 1.4 MB: the queue must not keep what it handed out or dropped.
+    @Test func aPacketIsFreedOnceTakenOrDropped() throws {
+        let queue = PacketQueue()
+        let lane = queue.addLane(live: true, dropsOldest: true, capacity: 2)
+        var watches: [Watch] = []
+        for time in 0..<3 {
+            let packet = try Packet(size: 1024)
+            watches.append(Watch(packet))
+            queue.push(QueuedPacket(packet: packet, time: Int64(time)), lane: lane)
+        }
+        #expect(watches[0].object == nil, "the packet dropped from the full lane is still alive")
+        #expect(takeOne(queue) == 1)
+        #expect(watches[1].object == nil, "the packet taken is still alive")
+        #expect(watches[2].object != nil)
+        // Many rounds through a small lane: nothing accumulates behind the consumer.
+        for time in 3..<200 {
+            let packet = try Packet(size: 1024)
+            watches.append(Watch(packet))
+            queue.push(QueuedPacket(packet: packet, time: Int64(time)), lane: lane)
+            if time % 3 == 0 { _ = takeOne(queue) }
+        }
+        #expect(watches.filter { $0.object != nil }.count == 2)
+        queue.close()
+        #expect(watches.allSatisfy { $0.object == nil })
+    }
+}
+
+@Suite struct PacketRingTests {
+    @Test func keepsOrderAcrossWrapAndGrowth() {
+        var ring = PacketRing<Int>(capacity: 2)
+        var taken: [Int] = []
+        var next = 0
+        // Interleaved pushes and pops wrap the head around, then a burst makes it grow twice.
+        for _ in 0..<5 {
+            ring.push(next)
+            next += 1
+            ring.push(next)
+            next += 1
+            taken.append(ring.popFirst()!)
+        }
+        #expect(ring.count == 5)
+        for _ in 0..<6 {
+            ring.push(next)
+            next += 1
+        }
+        while let value = ring.popFirst() { taken.append(value) }
+        #expect(taken == Array(0..<next))
+        #expect(ring.isEmpty && ring.first == nil)
+    }
 }
 
 @Suite struct PCMCoalescerTests {

@@ -12,11 +12,12 @@ struct QueuedPacket: @unchecked Sendable {
 /// A live video lane that is full drops its oldest packet, so a slow encoder costs frames, not
 /// memory or latency; the drops are counted. A live audio lane is never trimmed (audio is small
 /// and a gap is audible). A lane fed from an unpaced source (a lavfi graph) makes its reader wait
-/// instead, since nothing is lost by waiting. Thread-safe.
+/// instead, since nothing is lost by waiting. A packet taken out or dropped is let go at once
+/// (`PacketRing`), so the queue holds no more frames than it has waiting. Thread-safe.
 final class PacketQueue: @unchecked Sendable {
     struct LaneState {
-        var items: [QueuedPacket] = []
-        var head = 0
+        /// Edited in place through `lanes[i]`: a copy of the state would copy the ring's storage.
+        var items = PacketRing<QueuedPacket>()
         var live: Bool
         var dropsOldest: Bool
         var capacity: Int
@@ -26,7 +27,9 @@ final class PacketQueue: @unchecked Sendable {
         var dropped = 0
         /// When the last packet arrived (session clock), for stall detection.
         var lastArrival: Int64?
-        var count: Int { items.count - head }
+        var count: Int { items.count }
+        /// Capture time of the oldest packet waiting; nil when none is.
+        var firstTime: Int64? { items.first?.time }
     }
 
     enum Event {
@@ -56,18 +59,22 @@ final class PacketQueue: @unchecked Sendable {
     ///   - capacity: packets held before dropping or waiting.
     func addLane(live: Bool, dropsOldest: Bool, capacity: Int) -> Int {
         condition.withLock {
-            lanes.append(LaneState(live: live, dropsOldest: dropsOldest, capacity: capacity))
+            lanes.append(
+                LaneState(items: PacketRing(capacity: capacity), live: live, dropsOldest: dropsOldest, capacity: capacity))
             return lanes.count - 1
         }
     }
 
     /// Queues a packet. Blocks while an unpaced lane is full.
     func push(_ item: QueuedPacket, lane: Int) {
+        // What a full live video lane drops is freed after the lock is released: freeing a V4L2
+        // packet hands its buffer back to the driver (an ioctl).
+        var discarded: [QueuedPacket] = []
         condition.withLock {
             lanes[lane].lastArrival = SessionClock.now()
             while !closed && lanes[lane].count >= lanes[lane].capacity {
                 if lanes[lane].dropsOldest {
-                    lanes[lane].head += 1
+                    if let oldest = lanes[lane].items.popFirst() { discarded.append(oldest) }
                     lanes[lane].dropped += 1
                 } else if lanes[lane].live {
                     break  // live audio: never lose it; the capacity is a soft limit
@@ -76,15 +83,10 @@ final class PacketQueue: @unchecked Sendable {
                 }
             }
             if closed { return }
-            var state = lanes[lane]
-            if state.head > 64 && state.head * 2 > state.items.count {
-                state.items.removeFirst(state.head)
-                state.head = 0
-            }
-            state.items.append(item)
-            lanes[lane] = state
+            lanes[lane].items.push(item)
             condition.broadcast()
         }
+        discarded.removeAll()
     }
 
     /// Marks a lane's reader as finished, with the error that ended it if any.
@@ -101,10 +103,7 @@ final class PacketQueue: @unchecked Sendable {
     func close() {
         condition.withLock {
             closed = true
-            for index in lanes.indices {
-                lanes[index].items = []
-                lanes[index].head = 0
-            }
+            for index in lanes.indices { lanes[index].items.removeAll() }
             condition.broadcast()
         }
     }
@@ -119,7 +118,7 @@ final class PacketQueue: @unchecked Sendable {
                 if remaining <= 0 { break }
                 _ = condition.wait(until: Date(timeIntervalSinceNow: Double(remaining) / 1e6))
             }
-            return lanes.map { $0.count > 0 ? $0.items[$0.head].time : nil }
+            return lanes.map(\.firstTime)
         }
     }
 
@@ -145,23 +144,18 @@ final class PacketQueue: @unchecked Sendable {
                     // costly audio encoder starve video for as long as it runs.
                     let now = SessionClock.now()
                     let urgent = lanes.indices.filter {
-                        lanes[$0].live && !lanes[$0].dropsOldest && lanes[$0].count > 0
-                            && now - lanes[$0].items[lanes[$0].head].time > Self.audioLagLimit
+                        lanes[$0].live && !lanes[$0].dropsOldest
+                            && lanes[$0].firstTime.map { now - $0 > Self.audioLagLimit } == true
                     }
                     let pool = urgent.isEmpty ? Array(lanes.indices) : urgent
-                    var best: Int?
-                    for index in pool where lanes[index].count > 0 {
-                        if best == nil || lanes[index].items[lanes[index].head].time
-                            < lanes[best!].items[lanes[best!].head].time
-                        {
-                            best = index
-                        }
+                    var best: (lane: Int, time: Int64)?
+                    for index in pool {
+                        guard let time = lanes[index].firstTime else { continue }
+                        if best == nil || time < best!.time { best = (index, time) }
                     }
-                    if let best {
-                        let item = lanes[best].items[lanes[best].head]
-                        lanes[best].head += 1
+                    if let best, let item = lanes[best.lane].items.popFirst() {
                         condition.broadcast()
-                        return .packet(lane: best, item)
+                        return .packet(lane: best.lane, item)
                     }
                 }
                 if !condition.wait(until: deadline) { return .idle }
