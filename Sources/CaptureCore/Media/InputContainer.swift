@@ -55,7 +55,13 @@ final class InputContainer: @unchecked Sendable {
         self.url = url
         self.interrupt = interrupt
         self.unusedOptions = unused
+        let demuxer = repairedString(context.pointee.iformat.pointee.name) ?? ""
+        lendsDeviceBuffers = demuxer.split(separator: ",").contains("v4l2")
     }
+
+    /// True when packets point into the device's own buffers (FFmpeg's v4l2 input maps them), so
+    /// each packet must keep the input open (`DeviceBufferLease`).
+    private let lendsDeviceBuffers: Bool
 
     /// Options given to `init` that the demuxer did not take.
     let unusedOptions: [String]
@@ -118,7 +124,8 @@ final class InputContainer: @unchecked Sendable {
         return nil
     }
 
-    /// Reads the next packet into `packet` (`av_read_frame`), which is unreferenced first.
+    /// Reads the next packet into `packet` (`av_read_frame`), which is unreferenced first. A packet
+    /// that points into a device's buffer keeps this input open until it is freed.
     ///
     /// - Returns: false at the end of the input (`AVERROR_EOF`).
     /// - Throws: `FFmpegError`; `AVERROR_EXIT` once the interrupt flag is raised.
@@ -126,7 +133,10 @@ final class InputContainer: @unchecked Sendable {
         packet.unref()
         while true {
             let code = av_read_frame(context, packet.pointer)
-            if code >= 0 { return true }
+            if code >= 0 {
+                if lendsDeviceBuffers { try DeviceBufferLease.attach(to: packet, owner: self) }
+                return true
+            }
             let error = FFmpegError(code, call: "av_read_frame")
             if error.isEndOfFile { return false }
             // A non-blocking device has nothing yet; the interrupt flag still ends the wait.

@@ -23,6 +23,13 @@ final class Packet: @unchecked Sendable {
         pointer.pointee.data.initialize(repeating: 0, count: size)
     }
 
+    /// A new reference to `other`'s payload, with its timestamps and flags (`av_packet_ref`); the
+    /// payload is shared, not copied.
+    convenience init(referencing other: Packet) throws(FFmpegError) {
+        try self.init()
+        try check(av_packet_ref(pointer, other.pointer), "av_packet_ref")
+    }
+
     deinit {
         var packet: UnsafeMutablePointer<AVPacket>? = pointer
         av_packet_free(&packet)

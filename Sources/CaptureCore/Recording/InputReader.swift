@@ -5,9 +5,10 @@ import Synchronization
 /// Reads one input on its own thread: blocking reads, each packet stamped on the session clock
 /// and handed to the packet queue.
 ///
-/// The input is closed by `close()`, not when the thread ends: a V4L2 packet maps one of the
-/// driver's buffers and gives it back to the device when it is freed, so every packet must be gone
-/// before the device is closed.
+/// The reader lets go of its input in `close()`, once the thread has ended. A V4L2 packet maps
+/// one of the driver's buffers and gives it back through the input when it is freed; such a packet
+/// holds the input open itself (`DeviceBufferLease`), so the device closes when the reader and the
+/// last of its packets are gone, in whichever order that happens.
 final class InputReader: @unchecked Sendable {
     private var input: InputContainer?
     private let streamIndex: Int
@@ -56,8 +57,8 @@ final class InputReader: @unchecked Sendable {
     /// The clock the device's timestamps turned out to use, once the first packet was read.
     var clockDomain: TimestampMapper.Domain? { mapper.domain }
 
-    /// Closes the device once the thread has ended (`avformat_close_input`). Call it only after
-    /// every packet this reader queued is freed.
+    /// Lets go of the input once the thread has ended; the device closes (`avformat_close_input`)
+    /// now, or when the last packet still pointing into its buffers is freed.
     ///
     /// - Returns: false when the thread is still blocked in a read; the input stays open then.
     @discardableResult

@@ -49,8 +49,9 @@ public final class Recorder {
         return try record()
     }
 
-    /// Stops the readers and closes the devices, after every packet that may map a device buffer
-    /// (queued, or held by a decoder) is freed.
+    /// Stops the readers and closes the devices. Packets still queued or held by a decoder are
+    /// freed first so the devices close here rather than whenever those go; a packet that maps a
+    /// device buffer would keep its device open anyway (`DeviceBufferLease`).
     private func tearDown() {
         stop.interrupt.raise()
         queue.close()
