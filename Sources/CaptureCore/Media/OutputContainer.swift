@@ -71,12 +71,32 @@ final class OutputContainer {
         guard let stream = avformat_new_stream(context, nil) else {
             throw FFmpegError(CFFmpeg_AVERROR(ENOMEM), call: "avformat_new_stream")
         }
-        try check(avcodec_parameters_copy(stream.pointee.codecpar, input.stream(index).pointee.codecpar), "avcodec_parameters_copy")
-        // The input's codec tag (a V4L2 fourcc) means nothing to another container.
-        stream.pointee.codecpar.pointee.codec_tag = 0
+        let source = input.stream(index).pointee.codecpar!
+        try check(avcodec_parameters_copy(stream.pointee.codecpar, source), "avcodec_parameters_copy")
+        stream.pointee.codecpar.pointee.codec_tag = copiedCodecTag(source.pointee)
         stream.pointee.time_base = timeBase
         encoderTimeBases.append(timeBase)
         return Int(stream.pointee.index)
+    }
+
+    /// The codec tag a copied stream is written with.
+    ///
+    /// Raw video is told apart by its tag alone in several containers (NUT falls back to 15-bit RGB
+    /// without one), so it gets the tag of its pixel format, as the rawvideo encoder gives it
+    /// (`avcodec_pix_fmt_to_codec_tag`). Anything else keeps the input's tag where this muxer reads
+    /// it as the same codec or has no tag of its own for it (`av_codec_get_id`, `av_codec_get_tag2`);
+    /// otherwise 0 lets the muxer choose.
+    private func copiedCodecTag(_ source: AVCodecParameters) -> UInt32 {
+        if source.codec_id == AV_CODEC_ID_RAWVIDEO {
+            let format = AVPixelFormat(rawValue: source.format)
+            return format == AV_PIX_FMT_NONE ? 0 : avcodec_pix_fmt_to_codec_tag(format)
+        }
+        guard source.codec_tag != 0, let tables = context.pointee.oformat.pointee.codec_tag else { return source.codec_tag }
+        var own: UInt32 = 0
+        if av_codec_get_id(tables, source.codec_tag) == source.codec_id || av_codec_get_tag2(tables, source.codec_id, &own) == 0 {
+            return source.codec_tag
+        }
+        return 0
     }
 
     /// Creates the file and writes the header (`avio_open`, `avformat_write_header`).

@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+
+/// What the record pipeline writes, picture for picture: raw frames written through unchanged,
+/// copied raw streams labelled with their pixel format.
+@Suite struct RecordPipelineTests {
+    /// One MD5 per decoded frame (`-f framemd5`), the pictures as any player would see them.
+    static func frameHashes(_ input: [String]) throws -> [String] {
+        let result = try RecordOracle.runTool("ffmpeg", ["-nostdin", "-v", "error"] + input + ["-f", "framemd5", "-"])
+        #expect(result.status == 0, "\(result.stderr)")
+        return result.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }.map {
+            String($0.split(separator: ",").last ?? "").trimmingCharacters(in: .whitespaces)
+        }
+    }
+
+    // `--codec copy` of a raw source once wrote NUT without a codec tag, which NUT reads as 15-bit
+    // RGB: the file opened, but as other pictures.
+    @Test(arguments: ["nut", "mkv", "avi"])
+    func copyOfRawGivesTheSamePicturesAsRaw(ext: String) throws {
+        let scratch = try RecordScratch()
+        let graph = "testsrc2=size=320x240:rate=30"
+        var hashes: [String: [String]] = [:]
+        for codec in ["copy", "raw"] {
+            let file = scratch.path("\(codec).\(ext)")
+            let result = try BuiltBinary.run(
+                ["record", "--video", "lavfi:" + graph, "--codec", codec, "--frames", "10", "--quiet", file])
+            #expect(result.status == 0, "\(result.stderr)")
+            let probe = try RecordOracle.probe(file)
+            #expect(probe.video?.codec == "rawvideo")
+            #expect(probe.video?.pixelFormat == "yuv420p", "--codec \(codec) to .\(ext)")
+            hashes[codec] = try Self.frameHashes(["-i", file])
+        }
+        let source = try Self.frameHashes(["-f", "lavfi", "-i", graph, "-frames:v", "10"])
+        #expect(source.count == 10)
+        #expect(hashes["copy"] == source)
+        #expect(hashes["raw"] == source)
+    }
+
+    // Raw frames in the recorded size and format are written as they came: every layout must
+    // still give the source's pictures (packed 4:2:2, semi-planar, odd sizes with rounded-up
+    // chroma, and one converted on the way for contrast).
+    @Test(arguments: [
+        ("testsrc2=size=320x240:rate=30,format=yuyv422", [], "yuyv422"),
+        ("testsrc2=size=320x240:rate=30,format=nv12", [], "nv12"),
+        ("testsrc=size=161x121:rate=30,format=yuv420p", [], "yuv420p"),
+        ("testsrc2=size=320x240:rate=30", ["--pixel-format", "yuyv422"], "yuyv422"),
+    ] as [(String, [String], String)])
+    func rawFramesKeepTheirPictures(graph: String, options: [String], pixelFormat: String) throws {
+        let scratch = try RecordScratch()
+        let file = scratch.path("raw.nut")
+        let result = try BuiltBinary.run(
+            ["record", "--video", "lavfi:" + graph, "--frames", "6", "--quiet"] + options + [file])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try RecordOracle.probe(file).video?.pixelFormat == pixelFormat)
+        let source = try Self.frameHashes(
+            ["-f", "lavfi", "-i", graph, "-frames:v", "6", "-pix_fmt", pixelFormat])
+        #expect(try Self.frameHashes(["-i", file]) == source)
+    }
+}
