@@ -292,3 +292,61 @@ import Testing
         #expect(coalescer.flush()?.time == 110_000)
     }
 }
+
+/// Each missing frame is counted once (the queue's drops were once counted late and again as a
+/// gap), so `written + late + corrupt` is what the device delivered.
+@Suite struct FrameTallyTests {
+    /// Plays a recording of 20 slots at one frame a slot. `lost`: slots the device never filled;
+    /// `queued`: frames the queue dropped (noted just before the next frame taken, as the loop
+    /// does); `corrupt`: empty buffers; `twice`: slots the device filled twice.
+    func play(lost: Set<Int64>, queued: Set<Int64>, corrupt: Set<Int64>, twice: Set<Int64>) -> FrameTally {
+        var tally = FrameTally()
+        var pendingDrops = 0
+        for slot in Int64(0)..<20 where !lost.contains(slot) {
+            if queued.contains(slot) {
+                pendingDrops += 1
+                continue
+            }
+            tally.countLate(pendingDrops)
+            pendingDrops = 0
+            if corrupt.contains(slot) {
+                tally.countCorrupt()
+                continue
+            }
+            tally.countWritten(slot: slot)
+            if twice.contains(slot) {
+                #expect(tally.isDuplicate(slot: slot))
+                tally.countDuplicate()
+            }
+        }
+        tally.countLate(pendingDrops)
+        tally.countEnd(before: 20)
+        return tally
+    }
+
+    @Test func queueDropsAreLateAndNotAlsoGaps() {
+        let tally = play(lost: [], queued: [3, 4, 5], corrupt: [], twice: [])
+        #expect(tally.written == 17 && tally.late == 3 && tally.gaps == 0)
+        #expect(tally.written + tally.dropped == 20)
+    }
+
+    @Test func everyCauseTogetherStillAddsUp() {
+        let lost: Set<Int64> = [7, 8, 19]
+        let queued: Set<Int64> = [3, 4, 10, 17, 18]
+        let corrupt: Set<Int64> = [12]
+        let twice: Set<Int64> = [15]
+        let tally = play(lost: lost, queued: queued, corrupt: corrupt, twice: twice)
+        #expect(tally.late == queued.count + twice.count)
+        #expect(tally.corrupt == 1)
+        #expect(tally.gaps == lost.count, "device losses, the trailing one included, are the gaps")
+        let delivered = 20 - lost.count + twice.count
+        #expect(tally.written + tally.late + tally.corrupt == delivered)
+        #expect(tally.written + tally.dropped == 20 + twice.count)
+    }
+
+    @Test func aGapAfterQueueDropsCountsOnlyTheRest() {
+        // The queue dropped 5 and 6, the device never delivered 7 and 8: frame 9 skips four slots.
+        let tally = play(lost: [7, 8], queued: [5, 6], corrupt: [], twice: [])
+        #expect(tally.late == 2 && tally.gaps == 2)
+    }
+}

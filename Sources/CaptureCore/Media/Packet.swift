@@ -47,6 +47,12 @@ final class Packet: @unchecked Sendable {
         set { pointer.pointee.dts = newValue ?? CFFmpeg_AV_NOPTS_VALUE }
     }
 
+    /// How long the packet lasts, same time base as `pts` (`AVPacket.duration`); 0 when unknown.
+    var duration: Int64 {
+        get { pointer.pointee.duration }
+        set { pointer.pointee.duration = newValue }
+    }
+
     /// Size of the payload in bytes (`AVPacket.size`).
     var size: Int { Int(pointer.pointee.size) }
 
@@ -57,7 +63,10 @@ final class Packet: @unchecked Sendable {
     }
 
     /// True when the packet starts a keyframe (`AV_PKT_FLAG_KEY`).
-    var isKeyframe: Bool { pointer.pointee.flags & AV_PKT_FLAG_KEY != 0 }
+    var isKeyframe: Bool {
+        get { pointer.pointee.flags & AV_PKT_FLAG_KEY != 0 }
+        set { pointer.pointee.flags = newValue ? pointer.pointee.flags | AV_PKT_FLAG_KEY : pointer.pointee.flags & ~AV_PKT_FLAG_KEY }
+    }
 
     /// True when the demuxer marked the payload corrupt (`AV_PKT_FLAG_CORRUPT`).
     var isCorrupt: Bool { pointer.pointee.flags & AV_PKT_FLAG_CORRUPT != 0 }

@@ -25,6 +25,8 @@ final class PacketQueue: @unchecked Sendable {
         var error: CaptureError?
         /// Packets dropped because the lane was full.
         var dropped = 0
+        /// Capture times of the packets dropped since `takeDropped` last asked.
+        var droppedTimes: [Int64] = []
         /// When the last packet arrived (session clock), for stall detection.
         var lastArrival: Int64?
         var count: Int { items.count }
@@ -74,7 +76,10 @@ final class PacketQueue: @unchecked Sendable {
             lanes[lane].lastArrival = SessionClock.now()
             while !closed && lanes[lane].count >= lanes[lane].capacity {
                 if lanes[lane].dropsOldest {
-                    if let oldest = lanes[lane].items.popFirst() { discarded.append(oldest) }
+                    if let oldest = lanes[lane].items.popFirst() {
+                        lanes[lane].droppedTimes.append(oldest.time)
+                        discarded.append(oldest)
+                    }
                     lanes[lane].dropped += 1
                 } else if lanes[lane].live {
                     break  // live audio: never lose it; the capacity is a soft limit
@@ -165,6 +170,16 @@ final class PacketQueue: @unchecked Sendable {
 
     /// Packets dropped so far from `lane` because it was full.
     func dropped(lane: Int) -> Int { condition.withLock { lanes[lane].dropped } }
+
+    /// The capture times (session clock) of the packets dropped from `lane` since the last call,
+    /// oldest first. A lane drops only its oldest packet, so these all lie between the packet
+    /// taken before and the next one taken.
+    func takeDropped(lane: Int) -> [Int64] {
+        condition.withLock {
+            defer { lanes[lane].droppedTimes.removeAll(keepingCapacity: true) }
+            return lanes[lane].droppedTimes
+        }
+    }
 
     /// When `lane` last received a packet, on the session clock; nil before the first.
     func lastArrival(lane: Int) -> Int64? { condition.withLock { lanes[lane].lastArrival } }

@@ -140,8 +140,7 @@ public final class Recorder {
             case .packet(let lane, let item):
                 let time = item.time - t0
                 if let video, lane == video.lane {
-                    video.path.noteDropped(queue.dropped(lane: lane) - video.path.lateFromQueue)
-                    video.path.lateFromQueue = queue.dropped(lane: lane)
+                    video.path.noteDropped(times: queue.takeDropped(lane: lane).map { $0 - t0 })
                     do {
                         try video.path.process(item.packet, time: time, mux: mux)
                     } catch {
@@ -211,9 +210,11 @@ public final class Recorder {
                 stopReason = "duration"
             }
         }
-        // Stop the readers and drop what they still queue, then finalize.
+        // Stop the readers and drop what they still queue, then finalize. Frames the queue dropped
+        // after the last one taken still count, if they fall within the recording.
         stop.interrupt.raise()
         queue.close()
+        if let video { video.path.noteDropped(times: queue.takeDropped(lane: video.lane).map { $0 - t0 }) }
         return try finalize(failure: failure, stopReason: stopReason, t0: t0)
     }
 

@@ -199,9 +199,28 @@ extension Recorder {
         let path = VideoPath(
             stream: stream, rate: rate, decoder: decoder, encoder: encoder, width: target.width, height: target.height,
             pixelFormat: target.format, frameLimit: request.frames)
+        if codec == .raw && container.muxer != "yuv4mpegpipe" && target == (width, height, inputFormat) {
+            path.passThroughSize = Self.passThroughSize(input.stream(index).pointee.codecpar.pointee)
+        }
         let lane = queue.addLane(live: source.live, dropsOldest: source.live, capacity: 8)
         readers.append(InputReader(input: input, stream: index, source: source, lane: lane, queue: queue, interrupt: stop.interrupt))
         video = (path, lane, source, info)
+    }
+
+    /// The packet size of a raw input whose packets are exactly what the rawvideo encoder would
+    /// write for the same size and pixel format (planes packed without padding), or nil.
+    ///
+    /// The rawvideo decoder reinterprets a few inputs (palettes, a codec tag naming another
+    /// layout, bits per sample); those go through it.
+    private static func passThroughSize(_ parameters: AVCodecParameters) -> Int? {
+        let format = AVPixelFormat(rawValue: parameters.format)
+        guard parameters.codec_id == AV_CODEC_ID_RAWVIDEO, format != AV_PIX_FMT_NONE,
+            let descriptor = av_pix_fmt_desc_get(format),
+            descriptor.pointee.flags & UInt64(AV_PIX_FMT_FLAG_PAL | AV_PIX_FMT_FLAG_HWACCEL | AV_PIX_FMT_FLAG_BITSTREAM) == 0,
+            parameters.codec_tag == 0 || parameters.codec_tag == avcodec_pix_fmt_to_codec_tag(format)
+        else { return nil }
+        let size = av_image_get_buffer_size(format, parameters.width, parameters.height, 1)
+        return size > 0 ? Int(size) : nil
     }
 
     private func x264Options() -> [String: String] {

@@ -23,16 +23,18 @@ final class VideoPath {
     /// After dropping a copied packet, wait for a keyframe: the ones between cannot be decoded.
     private var awaitingKeyframe = false
 
-    private var lastSlot: Int64?
     private(set) var firstTime: Int64?
     private(set) var lastTime: Int64?
-    private(set) var written = 0
-    var late = 0
-    /// How many of the queue's drops were already counted into `late`.
-    var lateFromQueue = 0
-    var droppedTotal: Int { late + corrupt + gaps }
-    private(set) var corrupt = 0
-    private(set) var gaps = 0
+    /// Frames written and frames missing, each counted once.
+    private(set) var tally = FrameTally()
+    var written: Int { tally.written }
+    var late: Int { tally.late }
+    var corrupt: Int { tally.corrupt }
+    var gaps: Int { tally.gaps }
+    var droppedTotal: Int { tally.dropped }
+    /// The payload size of a raw input frame that is written exactly as it came (`--codec raw` with
+    /// the camera's own size and pixel format); nil when frames must be decoded and converted.
+    var passThroughSize: Int?
 
     /// - Parameters:
     ///   - decoder, encoder: nil for `--codec copy`.
@@ -52,7 +54,7 @@ final class VideoPath {
 
     /// The end of the last frame written, microseconds from the start; nil before the first.
     var endOfLastFrame: Int64? {
-        lastSlot.map { av_rescale_q($0 + 1, rate.inverted.av, microseconds) }
+        tally.lastSlot.map { av_rescale_q($0 + 1, rate.inverted.av, microseconds) }
     }
 
     /// Frames per second measured between the first and last frame's capture times.
@@ -62,42 +64,60 @@ final class VideoPath {
     }
 
     /// Notes packets the queue discarded because the loop fell behind.
-    func noteDropped(_ count: Int) {
-        guard count > 0 else { return }
-        late += count
+    ///
+    /// - Parameter times: their capture times, microseconds from the start of the recording; those
+    ///   outside the recording (before its start, at or after its end) are not counted.
+    func noteDropped(times: [Int64]) {
+        guard !times.isEmpty else { return }
+        // A copied stream cannot continue after a hole until the next keyframe.
         if encoder == nil { awaitingKeyframe = true }
+        guard !done else { return }
+        tally.countLate(times.filter { $0 >= 0 && $0 < (endTime ?? .max) }.count)
+    }
+
+    /// The slot (frame number at `rate`) a frame captured at `time` belongs in.
+    private func slot(of time: Int64) -> Int64 {
+        av_rescale_q_rnd(time, microseconds, rate.inverted.av, AV_ROUND_NEAR_INF)
     }
 
     /// Records one packet captured at `time` (microseconds from the start of the recording).
     func process(_ packet: Packet, time: Int64, mux: Mux) throws(CaptureError) {
         guard !done else { return }
-        if packet.size == 0 || packet.isCorrupt {
-            corrupt += 1
-            return
-        }
         if let endTime, time >= endTime {
+            // The slots up to the end that nothing filled were lost by the device.
+            tally.countEnd(before: slot(of: endTime))
             done = true
             return
         }
         // Frames captured before every device delivered: not part of the recording, not a drop.
         guard time >= 0 else { return }
-        let slot = av_rescale_q_rnd(time, microseconds, rate.inverted.av, AV_ROUND_NEAR_INF)
-        if let lastSlot {
-            // Two frames in one slot: the second is late; a skipped slot is a frame the device lost.
-            if slot <= lastSlot {
-                late += 1
-                return
-            }
-            gaps += Int(slot - lastSlot - 1)
+        if packet.size == 0 || packet.isCorrupt {
+            tally.countCorrupt()
+            return
         }
-        if let encoder {
+        let slot = slot(of: time)
+        // Two frames in one slot: the second is late.
+        if tally.isDuplicate(slot: slot) {
+            tally.countDuplicate()
+            return
+        }
+        if let passThroughSize, packet.size == passThroughSize {
+            // Raw in, the same raw out: the packet is the frame the encoder would write, byte for
+            // byte (tightly packed planes), so it goes to the muxer without a decode or a copy.
+            packet.pts = slot
+            packet.dts = slot
+            packet.duration = 1
+            packet.isKeyframe = true
+            accept(slot: slot, time: time)
+            try mux(packet, stream)
+        } else if let encoder {
             guard let decoder else { return }
             try media("decoding video") { () throws(FFmpegError) in
                 try decoder.send(packet)
                 let frame = try Frame()
                 while try decoder.receive(into: frame) {
                     if frame.isCorrupt {
-                        corrupt += 1
+                        tally.countCorrupt()
                         frame.unref()
                         continue
                     }
@@ -111,7 +131,7 @@ final class VideoPath {
             try drainEncoder(mux: mux)
         } else {
             if awaitingKeyframe && !packet.isKeyframe {
-                late += 1
+                tally.countLate()
                 return
             }
             awaitingKeyframe = false
@@ -124,10 +144,9 @@ final class VideoPath {
     }
 
     private func accept(slot: Int64, time: Int64) {
-        lastSlot = slot
+        tally.countWritten(slot: slot)
         if firstTime == nil { firstTime = time }
         lastTime = time
-        written += 1
     }
 
     private func convert(_ frame: Frame) throws(FFmpegError) -> Frame {
