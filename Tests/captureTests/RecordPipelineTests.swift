@@ -57,3 +57,21 @@ import Testing
         #expect(try Self.frameHashes(["-i", file]) == source)
     }
 }
+
+/// H.264 from a source already in 4:2:0 once came out all keyframes: the decoder marks raw
+/// pictures as I frames and libx264 obeys a frame's type.
+@Suite struct RecordH264FrameTypeTests {
+    @Test func keyframesComeEveryTwoSecondsNotEveryFrame() throws {
+        let scratch = try RecordScratch()
+        let file = scratch.path("clip.mkv")
+        let result = try BuiltBinary.run(
+            ["record", "--video", "lavfi:testsrc2=size=320x240:rate=30", "--frames", "90", "--quiet", file])
+        #expect(result.status == 0, "\(result.stderr)")
+        let packets = try RecordOracle.runTool(
+            "ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=flags", "-of", "csv=p=0", file])
+        let flags = packets.stdout.split(separator: "\n")
+        #expect(flags.count == 90)
+        // At most one keyframe every 2 s (60 frames) at 30 fps: frames 0 and 60.
+        #expect(flags.filter { $0.hasPrefix("K") }.count == 2)
+    }
+}

@@ -123,6 +123,10 @@ final class VideoPath {
                     }
                     let picture = try convert(frame)
                     picture.pts = slot
+                    // Decoders mark every raw picture as an I frame, and libx264 takes a frame's
+                    // type as an order: passed on, every frame would become a keyframe (twice the
+                    // size). The encoder chooses frame types itself.
+                    picture.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE
                     try encoder.send(picture)
                     frame.unref()
                     accept(slot: slot, time: time)
