@@ -60,7 +60,8 @@ def check_files(job, folder):
     (a, xa), (b, xb) = found["capture"], found["ffmpeg"]
     lines = probe.differences(a, b) + probe.option_differences(xa, xb)
     described = {name: probe.describe(s) for name, (s, _) in found.items()}
-    described["x264"] = xa
+    if xa or xb:
+        described["x264_threads"] = {name: probe.thread_mode(x) for name, (_, x) in found.items()}
     return described, lines
 
 

@@ -42,6 +42,14 @@ def _host_table(data):
             notes.extend(_load_notes(job))
         if job.get("files"):
             notes.append("job %s files: capture %s; ffmpeg %s" % (job["job"], job["files"]["capture"], job["files"]["ffmpeg"]))
+            threads = job["files"].get("x264_threads")
+            if threads:
+                notes.append(
+                    "job %s x264: capture uses %s, ffmpeg %s; every other x264 setting (preset analysis, crf, keyint,"
+                    " b-frames, lookahead) is equal%s"
+                    % (job["job"], threads["capture"], threads["ffmpeg"],
+                       "; 'ffmpeg sliced' is ffmpeg with capture's thread layout (-x264-params sliced-threads=1),"
+                       " measured alongside, not compared" if "ffmpeg sliced" in job["sides"] else ""))
     lines = _columns(rows)
     lines.append("")
     lines += ["job %s: %s" % (job["job"], job["title"]) for job in data["jobs"]]
