@@ -32,12 +32,15 @@ extension Recorder {
             stopReason: failure == nil ? stopReason : "error", error: failure.map { "\($0)" })
         if let video {
             let path = video.path
+            let codec = CodecChoice.encoderName(
+                request.videoCodec ?? container.defaultVideoCodec ?? .h264, in: container)
             summary.video = RecordingSummary.Video(
                 device: video.source.device.name,
                 input: [video.input.codec, video.input.pixelFormat].compactMap { $0 }.joined(separator: " "),
-                codec: CodecChoice.encoderName(request.videoCodec ?? container.defaultVideoCodec ?? .h264, in: container),
+                codec: codec,
                 width: path.width, height: path.height,
-                pixelFormat: repairedString(av_get_pix_fmt_name(path.pixelFormat)) ?? video.input.pixelFormat ?? "?",
+                pixelFormat: repairedString(av_get_pix_fmt_name(Self.storedPixelFormat(path.pixelFormat, codec: codec)))
+                    ?? video.input.pixelFormat ?? "?",
                 frameRateRequested: request.frameRate, frameRate: path.rate, frameRateMeasured: path.measuredRate.map { ($0 * 1000).rounded() / 1000 },
                 framesWritten: path.written,
                 framesDropped: .init(late: path.late, corrupt: path.corrupt, gaps: path.gaps),
@@ -56,6 +59,12 @@ extension Recorder {
         }
         summary.startOffset = measuredStartOffset.map { ($0 * 1e6).rounded() / 1e6 }
         return RecordingResult(summary: summary, failure: failure)
+    }
+
+    /// The pixel format the file holds, as a player decodes it: x264 takes NV12 and NV21 as input
+    /// layouts only, and an H.264 stream made from them is planar 4:2:0 like any other.
+    static func storedPixelFormat(_ format: AVPixelFormat, codec: String) -> AVPixelFormat {
+        codec == "libx264" && (format == AV_PIX_FMT_NV12 || format == AV_PIX_FMT_NV21) ? AV_PIX_FMT_YUV420P : format
     }
 
     /// Reopens the finished file as a player would and checks its streams and duration.
