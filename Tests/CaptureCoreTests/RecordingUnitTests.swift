@@ -65,8 +65,8 @@ import Testing
         let mp4 = Recorder.muxerOptions(for: try ContainerFormat.forPath("x.mp4"))
         #expect(mp4["movflags"]?.contains("frag_keyframe") == true)
         #expect(mp4["movflags"]?.contains("empty_moov") == true)
-        #expect(mp4["frag_duration"] == "1000000")
-        #expect(Recorder.muxerOptions(for: try ContainerFormat.forPath("x.mkv"))["cluster_time_limit"] == "1000")
+        #expect(mp4["frag_duration"] == "500000")
+        #expect(Recorder.muxerOptions(for: try ContainerFormat.forPath("x.mkv"))["cluster_time_limit"] == "500")
         #expect(Recorder.muxerOptions(for: try ContainerFormat.forPath("x.nut"))["flush_packets"] == "1")
     }
 }

@@ -179,7 +179,9 @@ public final class Recorder {
                 stopReason = "error"
                 break loop
             }
-            if after - lastFlush >= 1_000_000 {
+            // Twice a second, with the muxer options' half-second fragments: after kill -9 at 5 s,
+            // 4 s must decode although start-up and the encoder's delay take their share too.
+            if after - lastFlush >= 500_000 {
                 lastFlush = after
                 do { try output.flush() } catch {
                     failure = writeError(error)

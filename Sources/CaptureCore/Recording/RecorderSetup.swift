@@ -295,15 +295,16 @@ extension Recorder {
     }
 
     /// Muxer options that keep a file readable if the process dies: fragmented MP4 with fragments
-    /// of at most one second, Matroska clusters of at most one second, every write pushed to disk.
+    /// of at most half a second, Matroska clusters of at most half a second, every write pushed to
+    /// disk. Half, not one: start-up and the encoder's delay also come off what a kill leaves.
     static func muxerOptions(for container: ContainerFormat) -> [String: String] {
         var options = ["flush_packets": "1"]
         switch container.muxer {
         case "mp4", "mov", "ipod":
             options["movflags"] = "+frag_keyframe+empty_moov+default_base_moof+negative_cts_offsets"
-            options["frag_duration"] = "1000000"
+            options["frag_duration"] = "500000"
         case "matroska":
-            options["cluster_time_limit"] = "1000"
+            options["cluster_time_limit"] = "500"
         default:
             break
         }
