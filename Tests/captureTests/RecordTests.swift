@@ -257,34 +257,6 @@ import Testing
         #expect(abs((summary["duration"] as? Double ?? 0) - (probe.duration ?? -1)) <= 0.01)
     }
 
-    /// C06 in short: a stop signal finalizes the file and exits 0; a second one during
-    /// finalization does not break it.
-    @Test(arguments: [[SIGINT], [SIGTERM], [SIGHUP], [SIGINT, SIGINT]])
-    func stopSignalFinalizesAndExitsZero(signals: [Int32]) throws {
-        let scratch = try RecordScratch()
-        let file = scratch.path("stopped.mp4")
-        let process = Process()
-        process.executableURL = BuiltBinary.url
-        process.arguments = ["record", "--video", "test", "--audio", "test", "--preset", "ultrafast", "--quiet", file]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        Thread.sleep(forTimeInterval: 1.5)
-        let signalled = Date()
-        for (n, signal) in signals.enumerated() {
-            if n > 0 { Thread.sleep(forTimeInterval: 0.05) }
-            kill(process.processIdentifier, signal)
-        }
-        process.waitUntilExit()
-        #expect(Date().timeIntervalSince(signalled) < 3)
-        #expect(process.terminationReason == .exit)
-        #expect(process.terminationStatus == 0)
-        let probe = try RecordOracle.probe(file)
-        #expect(probe.streams.count == 2)
-        #expect((probe.duration ?? 0) > 0.8 && (probe.duration ?? 9) < 1.8)
-        #expect(try RecordOracle.decodesCleanly(file))
-    }
-
     /// On a terminal, a progress line rewritten in place; in a pipe, none.
     @Test func progressLineOnATerminalOnly() throws {
         let scratch = try RecordScratch()
