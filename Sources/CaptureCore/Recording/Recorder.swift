@@ -133,7 +133,15 @@ public final class Recorder {
                 video?.path.endTime = min(video?.path.endTime ?? end, end)
                 audio?.path.endTime = min(audio?.path.endTime ?? end, end)
             }
-            if let since = stoppingSince, now - since > 2_000_000 { break loop }  // a reader is stuck
+            if let since = stoppingSince {
+                // A device delivers within a frame or an audio period; one silent for half a
+                // second after the stop is stalled in a read nothing interrupts: finalize without
+                // it rather than keep the user waiting (2 s at most for a slow one).
+                let waitingFor = [video.map { ($0.lane, $0.path.done) }, audio.map { ($0.lane, $0.path.done) }]
+                    .compactMap { $0 }.filter { !$0.1 && !endedLanes.contains($0.0) }
+                let lastHeard = waitingFor.compactMap { queue.lastArrival(lane: $0.0) }.max() ?? since
+                if now - since > 2_000_000 || now - max(since, lastHeard) > 500_000 { break loop }
+            }
             if allDone(endedLanes: endedLanes) { break loop }
 
             switch queue.next(timeout: 0.1) {
