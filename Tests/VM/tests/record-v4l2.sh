@@ -97,8 +97,37 @@ check "C07 busy: stderr names the node, busy, and the holder" \
     grep -q "^Error: $cam: device is busy (in use by v4l2-ctl (pid $holder))" "$VM_OUT/busy.err"
 check "C07 busy: no file" test ! -e "$out/busy.mkv"
 check_eq "C07 busy: probe still works" 0 "$(run busyprobe "$CAPTURE" probe $cam)"
+check_eq "C07 busy: list still works" 0 "$(run busylist "$CAPTURE" list --json)"
+check_eq "C07 busy: list still shows the camera" "$cam" \
+    "$(json "$VM_OUT/busylist.out" "next((c['name'] for c in d['cameras'] if c['name'] == '$cam'), 'absent')")"
 kill $holder
 wait $holder 2>/dev/null || true
+
+# C07 denied: a node the user may not open. As it is here without udev (root's, mode 600) and as
+# udev leaves it (group video, mode 660), capture run as nobody exits 77 naming the video group.
+saved=$(stat -c '%u:%g %a' $cam)
+restore_cam() { chown "${saved% *}" $cam; chmod "${saved#* }" $cam; }
+trap restore_cam EXIT
+bin=$(mktemp -d)  # nobody needs a binary it may run: the build folder may sit below a closed home
+chmod 755 "$bin"
+cp "$CAPTURE" "$bin/capture"
+chmod 755 "$bin/capture"
+open_dir=$(mktemp -d)  # nobody may write the output there: the device is what refuses
+chmod 777 "$open_dir"
+for owner in 0:0:600 0:video:660; do
+    chown "${owner%:*}" $cam
+    chmod "${owner##*:}" $cam
+    rc=0
+    setpriv --reuid=65534 --regid=65534 --clear-groups env HOME=/nonexistent \
+        "$bin/capture" record --video $cam --video-size 320x180 --duration 1 "$open_dir/denied.mkv" \
+        >"$VM_OUT/denied.out" 2>"$VM_OUT/denied.err" || rc=$?
+    check_eq "C07 denied ($owner): record as nobody exits 77" 77 "$rc"
+    check "C07 denied ($owner): stderr names the node and the video group" \
+        grep -q "^Error: $cam: .*join the 'video' group" "$VM_OUT/denied.err"
+    check "C07 denied ($owner): no file" test ! -e "$open_dir/denied.mkv"
+done
+restore_cam
+trap - EXIT
 
 # Raw from the camera: the packets map vivid's own buffers until the muxer has written them.
 # A recording once crashed at its very end in 4 of 5 runs, handing a buffer back to a device
