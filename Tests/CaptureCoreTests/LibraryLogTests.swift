@@ -13,4 +13,11 @@ import Testing
     func errorLinesLoseFFmpegsContextPrefix(line: String, expected: String) {
         #expect(LibraryLog.withoutContext(line) == expected)
     }
+
+    @Test func foldedLinesLoseTrailingNewlines() {
+        let log = LibraryLog.shared
+        _ = log.takeLastError()
+        log.record(level: 16, line: "ALSA: pulse_connect: Connection refused\n\n")
+        #expect(log.takeLastError() == "ALSA: pulse_connect: Connection refused")
+    }
 }

@@ -38,11 +38,21 @@ public final class LibraryLog: Sendable {
     }
 
     func record(level: Int32, line: String) {
+        // Libraries end some lines with their own newline (libpulse's "Connection refused\n" folded
+        // into an ALSA line); one line per message keeps errors to one line.
+        let line = Self.trimmed(line)
         let verbose = state.withLock { state in
             if level <= AV_LOG_ERROR { state.lastError = Self.withoutContext(line) }
             return state.verbose
         }
         if verbose { FileHandle.standardError.write(Data((line + "\n").utf8)) }
+    }
+
+    /// The line without trailing newlines or spaces.
+    static func trimmed(_ line: String) -> String {
+        var end = line.endIndex
+        while end > line.startIndex, line[line.index(before: end)].isWhitespace { end = line.index(before: end) }
+        return String(line[..<end])
     }
 
     /// The line without FFmpeg's context prefixes (`[lavfi @ 0x5637...] `), which name an object
