@@ -13,15 +13,18 @@ enum ALSADiscovery {
 
     /// The card devices and configuration PCMs, split into microphones and plugin definitions
     /// by ``ALSAConfigurationPCMs/isMicrophone(_:userDefined:)``.
-    static func listing() -> Listing {
+    ///
+    /// - Parameter servers: whether the sound servers answer; a bridge PCM (`pulse`, `pipewire`)
+    ///   whose server does not is listed not accessible.
+    static func listing(servers: SoundServerBridge.Servers) -> Listing {
         let cards = ALSACard.all()
         let userDefined = ALSAUserConfiguration.pcmNames()
         var listing = Listing(microphones: cards.flatMap { $0.devices() }, plugins: [])
         for hint in configurationPCMs() {
             if ALSAConfigurationPCMs.isMicrophone(hint.name, userDefined: userDefined) {
-                listing.microphones.append(device(hint: hint, cards: cards, role: "microphone"))
+                listing.microphones.append(device(hint: hint, cards: cards, role: "microphone", servers: servers))
             } else {
-                listing.plugins.append(device(hint: hint, cards: cards, role: pluginRole))
+                listing.plugins.append(device(hint: hint, cards: cards, role: pluginRole, servers: servers))
             }
         }
         return listing
@@ -29,7 +32,7 @@ enum ALSADiscovery {
 
     /// The microphones of ``listing()``: what `capture list` shows and indexes.
     static func capturePCMs() -> [Device] {
-        listing().microphones
+        listing(servers: .init()).microphones
     }
 
     /// The role of a configuration PCM that is not a microphone.
@@ -83,12 +86,14 @@ enum ALSADiscovery {
             }
             throw notFound()
         }
+        let servers = SoundServerBridge.Servers.asking(for: ALSAConfigurationPCMs.family(pcm))
         if let hint = hints.first(where: { $0.name == pcm }) {
-            return device(hint: hint, cards: cards, role: role(pcm))
+            return device(hint: hint, cards: cards, role: role(pcm), servers: servers)
         }
         if ALSAConfigurationPCMs.defines(pcm) {
             return device(
-                hint: .init(name: pcm, description: "ALSA PCM from the configuration"), cards: cards, role: role(pcm))
+                hint: .init(name: pcm, description: "ALSA PCM from the configuration"), cards: cards, role: role(pcm),
+                servers: servers)
         }
         throw notFound()
     }
@@ -96,7 +101,11 @@ enum ALSADiscovery {
     /// A configuration PCM as a device; one that captures from a card in the end
     /// (`dsnoop:CARD=x,DEV=n`, an asoundrc `type hw` entry, a plug over one) carries that card's
     /// details and group, so a busy card can be traced to the process holding it.
-    private static func device(hint: ALSAConfigurationPCMs.Hint, cards: [ALSACard], role: String) -> Device {
+    /// A bridge to a sound server that does not answer is not accessible, with the reason.
+    private static func device(
+        hint: ALSAConfigurationPCMs.Hint, cards: [ALSACard], role: String, servers: SoundServerBridge.Servers
+    ) -> Device {
+        let unavailable = SoundServerBridge.unavailableReason(pcm: hint.name, servers: servers)
         var details: ALSADetails?
         var group: String?
         let target = ALSAConfigurationPCMs.hardwareTarget(hint.name) ?? ALSAConfigurationPCMs.cardArgument(hint.name)
@@ -112,6 +121,7 @@ enum ALSADiscovery {
         return Device(
             name: hint.name, kind: .audio, api: .alsa, role: role,
             description: hint.description.isEmpty ? "ALSA PCM \(hint.name)" : hint.description,
-            isDefault: hint.name == "default", isVirtual: !hint.isHardware, group: group, alsa: details)
+            isDefault: hint.name == "default", isVirtual: !hint.isHardware, accessible: unavailable == nil,
+            reason: unavailable, group: group, alsa: details)
     }
 }

@@ -26,8 +26,13 @@ public enum DeviceDiscovery {
         }
         var microphones: [Device] = []
         if audio {
-            let alsa = ALSADiscovery.listing()
-            microphones = alsa.microphones + PulseDiscovery.sources()
+            // One libpulse connection answers both whether the `pulse` PCM works and which
+            // sources there are.
+            let pulse = PulseConnection()
+            let servers = SoundServerBridge.Servers(
+                pulse: pulse != nil, pipewire: SoundServerBridge.pipewireAnswers())
+            let alsa = ALSADiscovery.listing(servers: servers)
+            microphones = alsa.microphones + (pulse.map { PulseDiscovery.sources(connection: $0) } ?? [])
             microphones.append(TestSources.audio)
             if includeOther { other += alsa.plugins }
         }

@@ -3,8 +3,8 @@
 enum PulseDiscovery {
     /// The sources of the running server as `capture list` entries, named `pulse:NAME`; monitors
     /// of sinks have the role "monitor"; the server's default source is marked.
-    static func sources() -> [Device] {
-        guard let connection = PulseConnection(), let sources = connection.sources() else { return [] }
+    static func sources(connection: PulseConnection) -> [Device] {
+        guard let sources = connection.sources() else { return [] }
         let defaultName = connection.defaultSourceName()
         return sources.map { device($0, isDefault: $0.name == defaultName) }
     }
