@@ -35,3 +35,41 @@ import Testing
         }
     }
 }
+
+/// libpulse's own complaints (an unusable `$HOME`) stay off the terminal unless `--verbose`.
+@Suite struct PulseLogTests {
+    /// Runs the binary with exactly `environment` (libpulse looks at `$HOME` only when
+    /// `XDG_RUNTIME_DIR` is unset, which `BuiltBinary.run` cannot do), and returns its stderr.
+    static func standardError(_ arguments: [String], environment: [String: String]) throws -> (Int32, String) {
+        let process = Process()
+        process.executableURL = BuiltBinary.url
+        process.arguments = arguments
+        process.environment = environment
+        let err = Pipe()
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = err
+        try process.run()
+        let data = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    @Test func libpulseLinesShowOnlyWithVerbose() throws {
+        let folder = try MicrophoneTestSupport.scratchFolder("pulse-log")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // A HOME that is a file: libpulse cannot create its directories there and says so.
+        let home = folder.appendingPathComponent("home")
+        try Data().write(to: home)
+        var environment = ProcessInfo.processInfo.environment
+        for key in ["XDG_RUNTIME_DIR", "XDG_CONFIG_HOME", "PULSE_SERVER", "PULSE_RUNTIME_PATH", "PULSE_STATE_PATH"] {
+            environment[key] = nil
+        }
+        environment["HOME"] = home.path
+        let (quietStatus, quiet) = try Self.standardError(["list", "--audio-only"], environment: environment)
+        #expect(quietStatus == 0)
+        #expect(quiet == "")
+        let (verboseStatus, verbose) = try Self.standardError(["list", "--audio-only", "--verbose"], environment: environment)
+        #expect(verboseStatus == 0)
+        #expect(verbose.contains("Failed to create secure directory"))
+    }
+}

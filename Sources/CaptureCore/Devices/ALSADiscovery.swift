@@ -17,6 +17,12 @@ enum ALSADiscovery {
     /// - Parameter servers: whether the sound servers answer; a bridge PCM (`pulse`, `pipewire`)
     ///   whose server does not is listed not accessible.
     static func listing(servers: SoundServerBridge.Servers) -> Listing {
+        // Reading the configuration runs its hooks, and libasound2-plugins' pulse hook connects
+        // through libpulse, which prints its own complaints to stderr.
+        StandardErrorRoute.routing { unroutedListing(servers: servers) }
+    }
+
+    private static func unroutedListing(servers: SoundServerBridge.Servers) -> Listing {
         let cards = ALSACard.all()
         let userDefined = ALSAUserConfiguration.pcmNames()
         var listing = Listing(microphones: cards.flatMap { $0.devices() }, plugins: [])
@@ -55,6 +61,14 @@ enum ALSADiscovery {
     /// - Throws: `.deviceNotFound` listing the microphones `capture list` shows; `.notSupported`
     ///   for a card device that only plays.
     static func device(pcm: String) throws(CaptureError) -> Device {
+        // As in listing(): the configuration's hooks may print through libpulse.
+        let result = StandardErrorRoute.routing { () -> Result<Device, CaptureError> in
+            do throws(CaptureError) { return .success(try unroutedDevice(pcm: pcm)) } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
+
+    private static func unroutedDevice(pcm: String) throws(CaptureError) -> Device {
         let cards = ALSACard.all()
         let hints = configurationPCMs()
         let userDefined = ALSAUserConfiguration.pcmNames()

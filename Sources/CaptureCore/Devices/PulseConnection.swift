@@ -32,19 +32,27 @@ final class PulseConnection {
     ///
     /// - Parameter timeout: how long to wait for the server to answer.
     /// - Returns: nil when no server answers in time.
+    ///
+    /// What libpulse prints to stderr meanwhile (it reads client.conf and the cookie while it connects) goes to
+    /// the library log instead, shown with `--verbose`.
     init?(timeout: Duration = .milliseconds(800)) {
         guard let mainloop = pa_mainloop_new() else { return nil }
-        guard let context = pa_context_new(pa_mainloop_get_api(mainloop), "capture") else {
+        guard let context = StandardErrorRoute.routing({ pa_context_new(pa_mainloop_get_api(mainloop), "capture") })
+        else {
             pa_mainloop_free(mainloop)
             return nil
         }
         self.mainloop = mainloop
         self.context = context
-        guard pa_context_connect(context, nil, PA_CONTEXT_NOAUTOSPAWN, nil) >= 0 else { return nil }
+        guard StandardErrorRoute.routing({ pa_context_connect(context, nil, PA_CONTEXT_NOAUTOSPAWN, nil) }) >= 0 else {
+            return nil
+        }
         let deadline = ContinuousClock.now + timeout
-        let ready = run(until: deadline) {
-            let state = pa_context_get_state(context)
-            return state == PA_CONTEXT_READY || state == PA_CONTEXT_FAILED || state == PA_CONTEXT_TERMINATED
+        let ready = StandardErrorRoute.routing {
+            run(until: deadline) {
+                let state = pa_context_get_state(context)
+                return state == PA_CONTEXT_READY || state == PA_CONTEXT_FAILED || state == PA_CONTEXT_TERMINATED
+            }
         }
         guard ready, pa_context_get_state(context) == PA_CONTEXT_READY else { return nil }
     }

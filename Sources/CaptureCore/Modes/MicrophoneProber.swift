@@ -26,11 +26,15 @@ public enum MicrophoneProber {
         if !device.accessible, device.reason?.hasPrefix("permission denied") == true {
             throw .permissionDenied(device: device.name, group: "audio")
         }
-        do {
-            return try ALSAPCM(name: device.name).capabilities()
-        } catch {
-            throw openError(device, code: error.code)
+        // Opening reads the configuration, whose pulse hook may print through libpulse.
+        let result = StandardErrorRoute.routing { () -> Result<ALSACapabilities, CaptureError> in
+            do throws(ALSAControl.Failure) {
+                return .success(try ALSAPCM(name: device.name).capabilities())
+            } catch {
+                return .failure(openError(device, code: error.code))
+            }
         }
+        return try result.get()
     }
 
     /// The user-facing error for a failed `snd_pcm_open` or hw_params query.
