@@ -119,7 +119,15 @@ struct RecordCommand: Command {
         if progressLine {
             recorder.onProgress = { progress in printError("\r" + Self.progressText(progress) + "\u{1B}[K") }
         }
-        let result = try recorder.run()
+        let result: RecordingResult
+        do {
+            result = try recorder.run()
+        } catch {
+            // A stop that came before any file existed ends cleanly: nothing to finalize.
+            guard recorder.stoppedBeforeFirstFrame else { throw error }
+            printError("capture: \(error)\n")
+            return 0
+        }
         if progressLine { printError("\r\u{1B}[K") }
         if json {
             try printJSON(result.summary)

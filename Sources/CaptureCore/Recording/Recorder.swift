@@ -45,9 +45,24 @@ public final class Recorder {
     ///   file is left behind then.
     public func run() throws(CaptureError) -> RecordingResult {
         defer { tearDown() }
-        try prepare()
-        return try record()
+        do {
+            try prepare()
+            return try record()
+        } catch {
+            // A stop during start-up interrupts FFmpeg's opens and reads with errors of their own;
+            // before the file exists, that is a stop with nothing recorded, not a failure.
+            if stop.isRequested && !createdFile {
+                stoppedBeforeFirstFrame = true
+                let by = stop.signal != 0 ? StopSignal.name(of: stop.signal) : "a stop request"
+                throw .failed("stopped by \(by) before the first frame; nothing was recorded, no file was written")
+            }
+            throw error
+        }
     }
+
+    /// True when `run` threw because a stop came before anything was written: no file exists,
+    /// and a caller may treat it as a clean stop.
+    public private(set) var stoppedBeforeFirstFrame = false
 
     /// Stops the readers and closes the devices. Packets still queued or held by a decoder are
     /// freed first so the devices close here rather than whenever those go; a packet that maps a

@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Synchronization
 
@@ -11,7 +10,6 @@ public final class StopSignal: Sendable {
     private let requested = Atomic<Bool>(false)
     /// Raised together with the request; FFmpeg's `interrupt_callback` reads it.
     let interrupt = InterruptFlag()
-    private let retained = RetainedSources()
 
     public init() {}
 
@@ -30,19 +28,32 @@ public final class StopSignal: Sendable {
 
     /// Routes SIGINT, SIGTERM and SIGHUP to `request(signal:)` for the rest of the process.
     ///
-    /// The default actions are replaced by `SIG_IGN` so a second signal during finalization cannot
-    /// kill the process half way through the trailer. The handlers run on a Dispatch queue; this
-    /// function is `nonisolated` so they do not inherit the main actor of a caller in `main()`.
+    /// A `sigaction(2)` handler, installed before this returns: a signal from then on always
+    /// reaches the request. (A Dispatch signal source, registered asynchronously on its manager
+    /// thread behind an `SIG_IGN`, lost every signal of the first ~150 ms.) The handler only
+    /// stores to atomics, which is async-signal-safe; it stays installed, so a second signal during
+    /// finalization cannot kill the process half way through the trailer. `SA_RESTART` keeps
+    /// the other threads' system calls from failing with `EINTR`.
     public nonisolated func installHandlers(signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]) {
-        var installed: [any DispatchSourceSignal] = []
+        // Retained for the rest of the process, as is any StopSignal installed before: a handler
+        // may be running on another thread with its pointer.
+        Self.target.store(UInt(bitPattern: Unmanaged.passRetained(self).toOpaque()), ordering: .releasing)
         for number in signals {
-            Foundation.signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { [weak self] in self?.request(signal: number) }
-            source.resume()
-            installed.append(source)
+            var action = sigaction()
+            action.__sigaction_handler = .init(sa_handler: { number in StopSignal.deliver(number) })
+            sigemptyset(&action.sa_mask)
+            action.sa_flags = SA_RESTART
+            sigaction(number, &action, nil)
         }
-        retained.add(installed)
+    }
+
+    /// The `StopSignal` the handlers request, as the bits of an unmanaged pointer (0: none).
+    private static let target = Atomic<UInt>(0)
+
+    /// Runs in the signal handler: atomics only.
+    private static func deliver(_ number: Int32) {
+        guard let pointer = UnsafeRawPointer(bitPattern: target.load(ordering: .acquiring)) else { return }
+        Unmanaged<StopSignal>.fromOpaque(pointer).takeUnretainedValue().request(signal: number)
     }
 
     /// "SIGINT", "SIGTERM", "SIGHUP" or "signal N".
@@ -54,12 +65,4 @@ public final class StopSignal: Sendable {
         default: "signal \(signal)"
         }
     }
-}
-
-/// Keeps the signal sources alive; Dispatch cancels a source that is released.
-private final class RetainedSources: @unchecked Sendable {
-    private let lock = NSLock()
-    private var sources: [any DispatchSourceSignal] = []
-
-    func add(_ more: [any DispatchSourceSignal]) { lock.withLock { sources += more } }
 }
