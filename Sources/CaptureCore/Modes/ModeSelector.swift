@@ -182,17 +182,33 @@ public enum ModeSelector {
         let byName = formats.filter { $0.ffmpegName == wanted.lowercased() }
         if !byName.isEmpty { return byName }
         let offeredButUnusable = probe.formats.contains(where: sameFourcc)
-        let known =
-            offeredButUnusable || !FFmpegV4L2Formats.fourccs(name: wanted.lowercased()).isEmpty
-            || FFmpegV4L2Formats.table.contains { $0.fourcc.trimmingTrailingSpaces == wanted.uppercased() }
-            || isFFmpegFormatName(wanted.lowercased())
-        guard known else {
+        guard offeredButUnusable || isKnownInputFormat(wanted) else {
             throw .usage(
                 "unknown input format '\(name)': give a fourcc (YUYV, MJPG) or an FFmpeg name (yuyv422, mjpeg, nv12, h264); "
                     + "\(probe.path) offers \(offered(probe))")
         }
         let why = offeredButUnusable ? "FFmpeg's v4l2 input cannot capture \(wanted)" : "the camera does not offer \(name)"
         throw .notSupported(device: probe.path, reason: "\(why); formats on offer: \(offered(probe))")
+    }
+
+    /// True when `name` is a V4L2 fourcc FFmpeg knows, or a name FFmpeg's v4l2 input, pixel
+    /// formats or decoders know; false for a name that is no format at all.
+    static func isKnownInputFormat(_ name: String) -> Bool {
+        let wanted = name.trimmingTrailingSpaces
+        return !FFmpegV4L2Formats.fourccs(name: wanted.lowercased()).isEmpty
+            || FFmpegV4L2Formats.table.contains { $0.fourcc.trimmingTrailingSpaces == wanted.uppercased() }
+            || isFFmpegFormatName(wanted.lowercased())
+    }
+
+    /// The error for `--input-format name` with a source that has one fixed format (the test
+    /// pattern, a lavfi graph): `.usage` (64) for a name that is no format, else `.notSupported`
+    /// (69) saying what the source delivers.
+    static func fixedFormatError(_ name: String, device: String, delivers: String) -> CaptureError {
+        guard isKnownInputFormat(name) else {
+            return .usage(
+                "unknown input format '\(name)': give a fourcc (YUYV, MJPG) or an FFmpeg name (yuyv422, mjpeg, nv12, h264)")
+        }
+        return .notSupported(device: device, reason: "--input-format does not apply: \(delivers)")
     }
 
     /// True for an FFmpeg pixel format (`av_get_pix_fmt`) or decoder name (`avcodec_find_decoder_by_name`).

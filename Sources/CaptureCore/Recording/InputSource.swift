@@ -36,7 +36,12 @@ struct InputSource: Sendable {
                 // `realtime` paces the graph like a camera; without it lavfi runs as fast as it can.
                 // testsrc2 silently rounds an odd size down when it negotiates 4:2:0; 4:4:4 keeps
                 // every size, as a camera with an odd size would deliver it.
-                let format = size.width % 2 == 1 || size.height % 2 == 1 ? ",format=yuv444p" : ""
+                let odd = size.width % 2 == 1 || size.height % 2 == 1
+                if let name = request.inputFormat {
+                    throw ModeSelector.fixedFormatError(
+                        name, device: device.name, delivers: "the test source delivers \(odd ? "yuv444p" : "yuv420p") only")
+                }
+                let format = odd ? ",format=yuv444p" : ""
                 let graph = "testsrc2=size=\(size):rate=\(rate)\(format),realtime"
                 return InputSource(
                     device: device, kind: kind, format: "lavfi", url: graph, options: [:], live: true, clock: .media,
@@ -49,8 +54,12 @@ struct InputSource: Sendable {
             guard case .lavfi(let graph)? = (try? DeviceName(parsing: device.name)) else {
                 throw .usage("\(device.name): not a lavfi graph")
             }
-            if kind == .video && (request.videoSize != nil || request.frameRate != nil || request.inputFormat != nil) {
-                throw .usage("--video-size, --framerate and --input-format do not apply to a lavfi graph; set them in the graph")
+            if kind == .video, let name = request.inputFormat {
+                throw ModeSelector.fixedFormatError(
+                    name, device: device.name, delivers: "a lavfi graph delivers what it ends in; set format= in the graph")
+            }
+            if kind == .video && (request.videoSize != nil || request.frameRate != nil) {
+                throw .usage("--video-size and --framerate do not apply to a lavfi graph; set them in the graph")
             }
             return InputSource(
                 device: device, kind: kind, format: "lavfi", url: graph, options: [:], live: false, clock: .media,
