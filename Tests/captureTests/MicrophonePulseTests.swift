@@ -165,7 +165,12 @@ import Testing
         #expect(!microphones.contains { $0["api"] as? String == "pulse" })
 
         let probe = try BuiltBinary.run(["probe", "pulse:anything"], environment: environment)
-        #expect(probe.status == 66)
-        #expect(probe.stderr.contains("no PulseAudio server answers"))
+        #expect(probe.status == 69)
+        #expect(probe.stderr.hasPrefix("Error: pulse:anything: no PulseAudio server is running; "))
+
+        // `pulse:` alone names the default source, said so rather than as "pulse:".
+        let byDefault = try BuiltBinary.run(["probe", "pulse:"], environment: environment)
+        #expect(byDefault.status == 69)
+        #expect(byDefault.stderr.hasPrefix("Error: pulse: (the default source): no PulseAudio server is running; "))
     }
 }

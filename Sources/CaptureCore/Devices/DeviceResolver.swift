@@ -41,17 +41,34 @@ public enum DeviceResolver {
             }
             return devices[index]
         case .v4l2(let path):
+            if kind == .audio {
+                throw .wrongKind(device: path, what: "a camera name", valid: names(.audio), validKind: "microphones")
+            }
             return try V4L2Discovery.device(path: path)
         case .alsa(let pcm):
+            if kind == .video {
+                throw .wrongKind(device: pcm, what: "an ALSA microphone name", valid: names(.video), validKind: "cameras")
+            }
             do {
                 return try ALSADiscovery.device(pcm: pcm)
-            } catch .deviceNotFound(let device, let valid, nil) where name.looksLikePulseSource {
-                throw .deviceNotFound(
-                    device: device, valid: valid,
-                    hint: "this looks like a PulseAudio source name: use pulse:\(pcm)")
+            } catch .deviceNotFound(let device, _, let hint) {
+                // Every microphone, not only ALSA's: the user may have meant any of them.
+                let pulseHint = name.looksLikePulseSource ? "this looks like a PulseAudio source name: use pulse:\(pcm)" : nil
+                throw .deviceNotFound(device: device, valid: names(.audio), hint: hint ?? pulseHint)
             }
         case .pulse(let source):
+            if kind == .video {
+                throw .wrongKind(
+                    device: name.description, what: "a PulseAudio microphone name", valid: names(.video),
+                    validKind: "cameras")
+            }
             return try PulseDiscovery.device(source: source)
         }
+    }
+
+    /// The names `capture list` shows for one kind, test source included.
+    private static func names(_ kind: Device.Kind) -> [String] {
+        let list = DeviceDiscovery.list(video: kind == .video, audio: kind == .audio)
+        return (kind == .video ? list.cameras : list.microphones).map(\.name)
     }
 }

@@ -11,13 +11,14 @@ enum PulseDiscovery {
 
     /// Looks a source up by name; nil is the server's default source.
     ///
-    /// - Throws: `.deviceNotFound` listing the sources there are, or saying no server answers.
+    /// - Throws: `.deviceNotFound` listing the sources there are; `.notSupported` (69) when no
+    ///   server answers.
     static func device(source: String?) throws(CaptureError) -> Device {
-        let display = "pulse:\(source ?? "")"
+        let display = source.map { "pulse:\($0)" } ?? "pulse: (the default source)"
         guard let connection = PulseConnection(), let sources = connection.sources() else {
-            throw .deviceNotFound(
-                device: display, valid: [],
-                hint: "no PulseAudio server answers (start pulseaudio or pipewire-pulse, or set PULSE_SERVER)")
+            throw .notSupported(
+                device: display,
+                reason: "no PulseAudio server is running; start pulseaudio or pipewire-pulse, or set PULSE_SERVER")
         }
         let defaultName = connection.defaultSourceName()
         let wanted = source ?? defaultName

@@ -37,7 +37,9 @@ enum V4L2Discovery {
             throw .deviceNotFound(device: path, valid: cameras(), hint: nil)
         }
         guard let sysfsName = sysfsName(devicePath: resolved) else {
-            throw .deviceNotFound(device: path, valid: cameras(), hint: "it is not a V4L2 device node")
+            // It exists, so it is not missing: say what it is instead.
+            throw .notSupported(
+                device: path, reason: "not a camera: \(fileKind(resolved)) that is not a V4L2 node; cameras: \(cameras().joined(separator: ", "))")
         }
         var device = node(sysfsName: sysfsName, path: resolved, stableLinks: stableLinks())
         if path != resolved && path.hasPrefix("/dev/v4l/") { device.v4l2?.stablePath = path }
@@ -51,6 +53,22 @@ enum V4L2Discovery {
                     + "cameras: \(cameras().joined(separator: ", "))")
         }
         return device
+    }
+
+    /// "a character device", "a regular file", ... for a path that exists (`lstat` after the
+    /// links are resolved).
+    static func fileKind(_ path: String) -> String {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return "a file" }
+        switch info.st_mode & S_IFMT {
+        case S_IFCHR: return "a character device"
+        case S_IFBLK: return "a block device"
+        case S_IFDIR: return "a directory"
+        case S_IFIFO: return "a FIFO"
+        case S_IFSOCK: return "a socket"
+        case S_IFREG: return "a regular file"
+        default: return "a file"
+        }
     }
 
     /// Describes one node: VIDIOC_QUERYCAP when it opens, sysfs otherwise.

@@ -7,6 +7,10 @@ public enum CaptureError: Error, Equatable, Sendable, CustomStringConvertible {
     case usage(String)
     /// No device of that name (exit 66). `valid` lists names that would work.
     case deviceNotFound(device: String, valid: [String], hint: String?)
+    /// The name is a device of the other kind (an ALSA name given as `--video`) (exit 66).
+    /// `what` says what it is ("an ALSA microphone name"); `valid` lists the devices of the kind
+    /// asked for, `validKind` names them ("cameras").
+    case wrongKind(device: String, what: String, valid: [String], validKind: String)
     /// The device exists but cannot do what was asked: format, size, rate, channels (exit 69).
     case notSupported(device: String, reason: String)
     /// The output file exists and `--force` was not given (exit 73).
@@ -27,7 +31,7 @@ public enum CaptureError: Error, Equatable, Sendable, CustomStringConvertible {
     public var exitCode: Int32 {
         switch self {
         case .usage: 64
-        case .deviceNotFound: 66
+        case .deviceNotFound, .wrongKind: 66
         case .notSupported: 69
         case .outputExists, .cannotCreate: 73
         case .io: 74
@@ -47,6 +51,8 @@ public enum CaptureError: Error, Equatable, Sendable, CustomStringConvertible {
             if let hint { line += "; \(hint)" }
             line += valid.isEmpty ? "" : ". Valid devices: \(valid.joined(separator: ", "))"
             return line
+        case .wrongKind(let device, let what, let valid, let validKind):
+            return "\(device) is \(what); \(validKind): \(valid.joined(separator: ", "))"
         case .notSupported(let device, let reason):
             return "\(device): \(reason)"
         case .outputExists(let path):
