@@ -96,8 +96,9 @@ extension Recorder {
         let path = request.output
         var status = stat()
         if lstat(path, &status) == 0 {
-            if !request.force { throw .outputExists(path: path) }
+            // --force cannot replace a directory, so saying "use --force" would mislead.
             if status.st_mode & S_IFMT == S_IFDIR { throw .cannotCreate(path: path, reason: "it is a directory") }
+            if !request.force { throw .outputExists(path: path) }
         }
         let directory = (path as NSString).deletingLastPathComponent
         let parent = directory.isEmpty ? "." : directory
