@@ -13,7 +13,7 @@ enum Help {
     }
 
     static func text(_ spec: CommandSpec) -> String {
-        var out = "OVERVIEW: \(spec.abstract)\n"
+        var out = wrap("OVERVIEW: \(spec.abstract)", width: 80).joined(separator: "\n") + "\n"
         if let discussion = spec.discussion {
             // Prose is wrapped to 80 columns; indented lines (tables) are kept as written.
             let lines = discussion.split(separator: "\n", omittingEmptySubsequences: false).flatMap { line in

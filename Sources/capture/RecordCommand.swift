@@ -26,7 +26,7 @@ struct RecordCommand: Command {
             .option("--bitrate", "rate", help: "H.264 bit rate instead of --crf, e.g. 4M or 800k."),
             .option("--sample-rate", "Hz", help: "Audio sample rate to record.", default: "the microphone's"),
             .option("--channels", "n", help: "Audio channels to record.", default: "the microphone's"),
-            .option("--audio-codec", "codec", help: "Audio codec: aac, opus, pcm or flac.", default: "aac for .mp4 .mov .m4a, pcm for .mkv .nut .avi .wav"),
+            .option("--audio-codec", "codec", help: "Audio codec: aac, opus, pcm or flac.", default: "aac for .mp4 .mov .m4a, pcm for .mkv .nut .avi .wav, flac for .flac, opus for .opus"),
             .option("--duration", "seconds", help: "Stop after this many seconds."),
             .option("--frames", "n", help: "Stop after exactly this many video frames."),
             .option("--stall-timeout", "seconds", help: "End with exit 74 when a device sends nothing for this long.", default: "5"),

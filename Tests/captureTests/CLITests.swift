@@ -30,10 +30,42 @@ import Testing
         #expect(result.status == 0)
         let lines = result.stdout.split(separator: "\n").map(String.init)
         #expect(lines.first?.hasPrefix("capture ") == true)
-        for library in ["libavdevice", "libavformat", "libavcodec", "libswscale", "libswresample", "libavutil", "libasound"] {
+        for library in ["libavdevice", "libavformat", "libavcodec", "libswscale", "libswresample", "libavutil", "libasound", "libpulse"] {
             // Each with a dotted version, e.g. "libavdevice 59.7.100".
             #expect(lines.contains { $0.range(of: "^\(library) [0-9]+\\.[0-9]+\\.[0-9]+", options: .regularExpression) != nil })
         }
+    }
+
+    @Test(arguments: [["--help"], ["list", "--help"], ["probe", "--help"], ["record", "--help"]])
+    func helpFitsEightyColumns(arguments: [String]) throws {
+        let result = try BuiltBinary.run(arguments)
+        #expect(result.status == 0)
+        // The USAGE line stays one line, as swift-argument-parser prints it, for copying.
+        for line in result.stdout.split(separator: "\n") where !line.hasPrefix("USAGE: ") {
+            #expect(line.count <= 80, "\(line.count) columns: \(line)")
+        }
+    }
+
+    @Test func recordHelpNamesEveryAudioCodecDefault() throws {
+        let help = try BuiltBinary.run(["record", "--help"]).stdout
+        let flat = help.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(flat.contains("flac for .flac, opus for .opus"))
+    }
+
+    /// The README's synopses name every option the commands take.
+    @Test(arguments: ["list", "probe", "record"]) func readmeSynopsisNamesVerbose(command: String) throws {
+        let readme = try String(
+            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../README.md"),
+            encoding: .utf8)
+        let lines = readme.split(separator: "\n", omittingEmptySubsequences: false)
+        let start = try #require(lines.firstIndex { $0.hasPrefix("capture \(command) [") || $0.hasPrefix("capture \(command) DEVICE") })
+        var synopsis = String(lines[start])
+        var next = start + 1
+        while next < lines.count, lines[next].hasPrefix("      ") {
+            synopsis += String(lines[next])
+            next += 1
+        }
+        #expect(synopsis.contains("[--verbose]"))
     }
 
     @Test(arguments: [
