@@ -25,7 +25,12 @@ import Testing
         #expect(pulse["accessible"] as? Bool == false)
         #expect(pulse["reason"] as? String == "no PulseAudio server is running")
 
-        for arguments in [["probe", "pulse"], ["record", "--video", "test", "--audio", "pulse", "\(folder.path)/a.mkv"]] {
+        // By name and by its index, as `record --audio 0` met it.
+        let index = try #require(pulse["index"] as? Int)
+        for arguments in [
+            ["probe", "pulse"], ["record", "--video", "test", "--audio", "pulse", "\(folder.path)/a.mkv"],
+            ["record", "--video", "test", "--audio", "\(index)", "\(folder.path)/a.mkv"],
+        ] {
             let result = try BuiltBinary.run(arguments, environment: environment)
             #expect(result.status == 69, "\(arguments)")
             #expect(
