@@ -5,11 +5,16 @@ import Foundation
 ///
 /// The order follows FFmpeg's doc/examples/mux.c: add streams from opened encoders, open the file,
 /// write the header, write packets rescaled from codec to stream time base, write the trailer.
-/// The file is created only by `writeHeader`, so a recording that fails earlier leaves nothing.
+/// The file is created only by `writeHeader`, so a recording that fails earlier leaves nothing:
+/// the muxer writes a hidden file beside `path` and, once the header is written, it moves to `path`
+/// (an existing file there stays untouched until then, and from then on the file is at its name).
 /// `finish` writes the trailer exactly once and only after the header; deinit closes what is left.
 final class OutputContainer {
     let context: UnsafeMutablePointer<AVFormatContext>
     let path: String
+    /// The hidden file the header is written to: `.NAME.capture-PID` in `path`'s directory, so
+    /// the move to `path` is a rename within one file system.
+    let temporaryPath: String
     /// The muxer's name (`mp4`, `matroska`, `nut`, ...).
     let formatName: String
     private var encoderTimeBases: [AVRational] = []
@@ -25,6 +30,9 @@ final class OutputContainer {
         guard let context else { throw FFmpegError(CFFmpeg_AVERROR(ENOMEM), call: "avformat_alloc_output_context2") }
         self.context = context
         self.path = path
+        let directory = (path as NSString).deletingLastPathComponent
+        let hidden = ".\((path as NSString).lastPathComponent).capture-\(getpid())"
+        temporaryPath = directory.isEmpty ? hidden : (directory as NSString).appendingPathComponent(hidden)
         self.formatName = formatName
     }
 
@@ -99,19 +107,43 @@ final class OutputContainer {
         return 0
     }
 
-    /// Creates the file and writes the header (`avio_open`, `avformat_write_header`).
+    /// Writes the header to the temporary file, then moves it to `path` (`avio_open`,
+    /// `avformat_write_header`, then `rename(2)`, or `link(2)` + `unlink(2)`, which fails with
+    /// `EEXIST` as atomically as `renameat2`'s `RENAME_NOREPLACE`, which Swift's Glibc lacks).
     ///
-    /// - Parameter options: muxer options, e.g. `movflags` for fragmented MP4.
-    /// - Throws: `FFmpegError` from `avio_open` (the file cannot be created) or the muxer.
-    func writeHeader(options: [String: String]) throws(FFmpegError) {
+    /// - Parameters:
+    ///   - options: muxer options, e.g. `movflags` for fragmented MP4.
+    ///   - replacing: replace a file at `path`; otherwise a file there is an error (`EEXIST`).
+    /// - Throws: `FFmpegError` from `avio_open` (cannot create), the muxer, or `rename` (with
+    ///   `EEXIST` when `path` appeared meanwhile). The temporary file is removed then; `path` is
+    ///   never touched.
+    func writeHeader(options: [String: String], replacing: Bool) throws(FFmpegError) {
         precondition(!headerWritten)
         // The `file:` prefix keeps a colon in the path from being read as a protocol name.
-        try check(avio_open(&context.pointee.pb, "file:" + path, AVIO_FLAG_WRITE), "avio_open")
+        try check(avio_open(&context.pointee.pb, "file:" + temporaryPath, AVIO_FLAG_WRITE), "avio_open")
         let (code, _) = withOptionDictionary(options) { dictionary in
             avformat_write_header(context, &dictionary)
         }
-        try check(code, "avformat_write_header")
+        if code < 0 {
+            let error = FFmpegError(code, call: "avformat_write_header")
+            abandonTemporary()
+            throw error
+        }
+        avio_flush(context.pointee.pb)
+        let moved = replacing ? rename(temporaryPath, path) : link(temporaryPath, path)
+        if moved == 0 && !replacing { unlink(temporaryPath) }
+        if moved != 0 {
+            let error = FFmpegError(-errno, call: "rename")
+            abandonTemporary()
+            throw error
+        }
         headerWritten = true
+    }
+
+    /// Closes and removes the temporary file after a failed start.
+    private func abandonTemporary() {
+        if context.pointee.pb != nil { avio_closep(&context.pointee.pb) }
+        unlink(temporaryPath)
     }
 
     /// The time base the muxer chose for stream `index` (valid after `writeHeader`).

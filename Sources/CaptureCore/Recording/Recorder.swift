@@ -81,12 +81,14 @@ public final class Recorder {
     func mux(_ packet: Packet, stream: Int) throws(CaptureError) {
         if !output.headerWritten {
             do {
-                try output.writeHeader(options: muxerOptions)
+                try output.writeHeader(options: muxerOptions, replacing: request.force)
                 createdFile = true
             } catch {
-                // The muxer refused after the file was created: take it away again.
-                if output.context.pointee.pb != nil { try? FileManager.default.removeItem(atPath: output.path) }
-                if error.call == "avio_open" {
+                // The output removed its temporary file; the path itself was never touched.
+                if error.call == "rename" && error.errno == EEXIST {
+                    throw .outputExists(path: request.output)
+                }
+                if error.call == "avio_open" || error.call == "rename" {
                     throw .cannotCreate(path: request.output, reason: error.description)
                 }
                 throw .failed("\(request.output): the \(output.formatName) muxer refused the streams: \(error)")
