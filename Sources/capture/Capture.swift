@@ -41,7 +41,12 @@ enum Capture {
     }
 
     static func main() {
-        let status = run(Array(CommandLine.arguments.dropFirst()))
+        var status = run(Array(CommandLine.arguments.dropFirst()))
+        // A full disk or a closed pipe on stdout fails the command rather than passing silently.
+        if status == 0, let problem = standardOutputFailure() {
+            printError("Error: stdout: writing failed: \(problem)\n")
+            status = 1
+        }
         fflush(nil)
         exit(status)
     }

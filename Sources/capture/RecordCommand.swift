@@ -112,6 +112,9 @@ struct RecordCommand: Command {
     func run() throws -> Int32 {
         let stop = StopSignal()
         stop.installHandlers()
+        // A reader that goes away (`| head -c1`, a FIFO closed) is EPIPE on that write, reported
+        // with the file finalized as far as it goes, not a silent death by SIGPIPE.
+        signal(SIGPIPE, SIG_IGN)
         let recorder = Recorder(request: request, stop: stop)
         let quiet = self.quiet
         let progressLine = !quiet && isatty(STDERR_FILENO) == 1
@@ -137,6 +140,10 @@ struct RecordCommand: Command {
         if let failure = result.failure {
             printError("Error: \(failure)\n")
             return failure.exitCode
+        }
+        if let problem = standardOutputFailure() {
+            printError("Error: stdout: writing the summary failed: \(problem); the recording is at \(request.output)\n")
+            return 74
         }
         return 0
     }

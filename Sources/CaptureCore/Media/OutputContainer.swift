@@ -119,17 +119,24 @@ final class OutputContainer {
     ///   never touched.
     func writeHeader(options: [String: String], replacing: Bool) throws(FFmpegError) {
         precondition(!headerWritten)
+        // A FIFO or a device given with --force is written to as it is: a rename would replace it.
+        var status = stat()
+        let special = replacing && stat(path, &status) == 0 && status.st_mode & S_IFMT != S_IFREG
         // The `file:` prefix keeps a colon in the path from being read as a protocol name.
-        try check(avio_open(&context.pointee.pb, "file:" + temporaryPath, AVIO_FLAG_WRITE), "avio_open")
+        try check(avio_open(&context.pointee.pb, "file:" + (special ? path : temporaryPath), AVIO_FLAG_WRITE), "avio_open")
         let (code, _) = withOptionDictionary(options) { dictionary in
             avformat_write_header(context, &dictionary)
         }
         if code < 0 {
             let error = FFmpegError(code, call: "avformat_write_header")
-            abandonTemporary()
+            if special { avio_closep(&context.pointee.pb) } else { abandonTemporary() }
             throw error
         }
         avio_flush(context.pointee.pb)
+        if special {
+            headerWritten = true
+            return
+        }
         let moved = replacing ? rename(temporaryPath, path) : link(temporaryPath, path)
         if moved == 0 && !replacing { unlink(temporaryPath) }
         if moved != 0 {
