@@ -54,7 +54,8 @@ enum CameraProbeText {
         for (index, format) in probe.formats.enumerated() {
             if format.bufferType != lastType {
                 lastType = format.bufferType
-                out += "\nFormats (\(format.bufferType == "video-capture" ? "Video Capture" : "Video Capture Multiplanar")):\n"
+                out +=
+                    "\nFormats (\(format.bufferType == "video-capture" ? "Video Capture" : "Video Capture Multiplanar")):\n"
             }
             var flags: [String] = []
             if format.compressed { flags.append("compressed") }
@@ -125,7 +126,9 @@ enum CameraProbeText {
         }
         if !c.dims.isEmpty { parts.append("dims=" + c.dims.map { "[\($0)]" }.joined()) }
         if let value = c.value {
-            var text = c.type == "bitmask" ? "value=0x" + String(UInt32(truncatingIfNeeded: value), radix: 16) : "value=\(value)"
+            var text =
+                c.type == "bitmask"
+                ? "value=0x" + String(UInt32(truncatingIfNeeded: value), radix: 16) : "value=\(value)"
             if let entry = c.menu.first(where: { $0.index == value }) {
                 text += " (\(entry.name ?? entry.value.map(String.init) ?? ""))"
             }

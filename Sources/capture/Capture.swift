@@ -18,25 +18,25 @@ enum Capture {
 
     static var spec: CommandSpec {
         CommandSpec(
-        name: "capture",
-        abstract: "List, probe and record cameras and microphones.",
-        discussion: """
-            EXIT STATUS:
-              0   success (also a recording stopped by SIGINT, SIGTERM or SIGHUP once its
-                  file was finalized)
-              1   other failure
-              64  usage error
-              66  device not found
-              69  the device cannot do what was asked (format, size, rate, channels), or
-                  its sound server is not running
-              73  the output exists (without --force) or cannot be created
-              74  I/O error while recording (device lost or stalled, disk full); the file is
-                  finalized up to there
-              75  device busy
-              77  permission denied
-            """,
-        options: [.flag("--version", help: "Show the version of capture and of the libraries it uses.")],
-        subcommands: commands.map { $0.spec }
+            name: "capture",
+            abstract: "List, probe and record cameras and microphones.",
+            discussion: """
+                EXIT STATUS:
+                  0   success (also a recording stopped by SIGINT, SIGTERM or SIGHUP once its
+                      file was finalized)
+                  1   other failure
+                  64  usage error
+                  66  device not found
+                  69  the device cannot do what was asked (format, size, rate, channels), or
+                      its sound server is not running
+                  73  the output exists (without --force) or cannot be created
+                  74  I/O error while recording (device lost or stalled, disk full); the file is
+                      finalized up to there
+                  75  device busy
+                  77  permission denied
+                """,
+            options: [.flag("--version", help: "Show the version of capture and of the libraries it uses.")],
+            subcommands: commands.map { $0.spec }
         )
     }
 

@@ -14,11 +14,15 @@ struct ProbeCommand: Command {
         arguments: [
             ArgumentSpec(
                 name: "device",
-                help: "A device name or index from 'capture list' (test, /dev/video0, hw:CARD=PCH,DEV=0, pulse:NAME, lavfi:GRAPH).")
+                help:
+                    "A device name or index from 'capture list' (test, /dev/video0, hw:CARD=PCH,DEV=0, pulse:NAME, lavfi:GRAPH)."
+            )
         ],
         options: [
             .json,
-            .flag("--audio", help: "Take the device as a microphone: an index counts microphones, 'test' is the test tone."),
+            .flag(
+                "--audio",
+                help: "Take the device as a microphone: an index counts microphones, 'test' is the test tone."),
             .verbose,
         ]
     )

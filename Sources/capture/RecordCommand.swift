@@ -15,21 +15,31 @@ struct RecordCommand: Command {
         arguments: [ArgumentSpec(name: "output", help: "The file to write; its extension chooses the container.")],
         options: [
             .option("--video", "device", help: "Camera: index or name from 'capture list', 'test', or lavfi:GRAPH."),
-            .option("--audio", "device", help: "Microphone: index or name from 'capture list', 'test', or lavfi:GRAPH."),
+            .option(
+                "--audio", "device", help: "Microphone: index or name from 'capture list', 'test', or lavfi:GRAPH."),
             .option("--video-size", "WxH", help: "Frame size to ask the camera for, e.g. 1280x720."),
             .option("--framerate", "fps", help: "Frame rate to ask the camera for, e.g. 30 or 30000/1001."),
-            .option("--input-format", "format", help: "The camera's format, as FFmpeg names it (yuyv422, mjpeg, h264)."),
-            .option("--pixel-format", "format", help: "Pixel format to record (h264: a 4:2:0 format such as nv12).", default: "yuv420p for h264, the camera's for raw"),
-            .option("--codec", "codec", help: "Video codec: h264, raw or copy.", default: "h264 for .mp4 .mov .mkv .h264, raw for .nut .avi .y4m"),
+            .option(
+                "--input-format", "format", help: "The camera's format, as FFmpeg names it (yuyv422, mjpeg, h264)."),
+            .option(
+                "--pixel-format", "format", help: "Pixel format to record (h264: a 4:2:0 format such as nv12).",
+                default: "yuv420p for h264, the camera's for raw"),
+            .option(
+                "--codec", "codec", help: "Video codec: h264, raw or copy.",
+                default: "h264 for .mp4 .mov .mkv .h264, raw for .nut .avi .y4m"),
             .option("--crf", "n", help: "H.264 quality, 0-51 (lower is better).", default: "23"),
             .option("--preset", "name", help: "H.264 speed preset, ultrafast ... veryslow.", default: "veryfast"),
             .option("--bitrate", "rate", help: "H.264 bit rate instead of --crf, e.g. 4M or 800k."),
             .option("--sample-rate", "Hz", help: "Audio sample rate to record.", default: "the microphone's"),
             .option("--channels", "n", help: "Audio channels to record.", default: "the microphone's"),
-            .option("--audio-codec", "codec", help: "Audio codec: aac, opus, pcm or flac.", default: "aac for .mp4 .mov .m4a, pcm for .mkv .nut .avi .wav, flac for .flac, opus for .opus"),
+            .option(
+                "--audio-codec", "codec", help: "Audio codec: aac, opus, pcm or flac.",
+                default: "aac for .mp4 .mov .m4a, pcm for .mkv .nut .avi .wav, flac for .flac, opus for .opus"),
             .option("--duration", "seconds", help: "Stop after this many seconds."),
             .option("--frames", "n", help: "Stop after exactly this many video frames."),
-            .option("--stall-timeout", "seconds", help: "End with exit 74 when a device sends nothing for this long.", default: "5"),
+            .option(
+                "--stall-timeout", "seconds", help: "End with exit 74 when a device sends nothing for this long.",
+                default: "5"),
             .flag("--force", help: "Overwrite the output if it exists."),
             .json,
             .flag("--quiet", help: "Print nothing but errors (and the --json summary)."),
@@ -82,12 +92,15 @@ struct RecordCommand: Command {
         request.crf = try number("--crf", 0...51)
         if let preset = arguments.value("--preset") {
             guard RecordingRequest.x264Presets.contains(preset) else {
-                throw fail("--preset takes one of \(RecordingRequest.x264Presets.joined(separator: ", ")), not '\(preset)'")
+                throw fail(
+                    "--preset takes one of \(RecordingRequest.x264Presets.joined(separator: ", ")), not '\(preset)'")
             }
             request.preset = preset
         }
         if let text = arguments.value("--bitrate") {
-            guard let rate = Self.bitRate(text) else { throw fail("--bitrate takes bits per second, e.g. 4M, 800k or 2500000, not '\(text)'") }
+            guard let rate = Self.bitRate(text) else {
+                throw fail("--bitrate takes bits per second, e.g. 4M, 800k or 2500000, not '\(text)'")
+            }
             request.bitRate = rate
         }
         request.sampleRate = try number("--sample-rate", 1000...768_000)
@@ -152,7 +165,8 @@ struct RecordCommand: Command {
     static func progressText(_ p: RecordingProgress) -> String {
         let seconds = max(0, p.elapsed)
         let clock = String(
-            format: "%02d:%02d:%04.1f", Int(seconds) / 3600, Int(seconds) / 60 % 60, seconds.truncatingRemainder(dividingBy: 60))
+            format: "%02d:%02d:%04.1f", Int(seconds) / 3600, Int(seconds) / 60 % 60,
+            seconds.truncatingRemainder(dividingBy: 60))
         return "\(clock)  \(p.frames) frames  \(String(format: "%.1f", p.fps)) fps  \(p.dropped) dropped  "
             + "\(byteText(p.bytes))  \(String(format: "%.1f", p.bitRate / 1e6)) Mbit/s"
     }
@@ -164,19 +178,22 @@ struct RecordCommand: Command {
     }
 
     static func summaryText(_ s: RecordingSummary) -> String {
-        var out = "Recorded \(s.output): \(s.container), \(String(format: "%.2f", s.duration)) s, \(byteText(s.fileSize))\n"
+        var out =
+            "Recorded \(s.output): \(s.container), \(String(format: "%.2f", s.duration)) s, \(byteText(s.fileSize))\n"
         if let v = s.video {
             var rate = "\(v.frameRate.decimalDescription) fps"
             if let measured = v.frameRateMeasured { rate += " (measured \(String(format: "%.2f", measured)))" }
             out += "  video: \(v.device) \(v.input) -> \(v.codec) \(v.pixelFormat) \(v.width)x\(v.height) \(rate)\n"
             let d = v.framesDropped
-            out += "         \(v.framesWritten) frames written, \(d.total) dropped "
+            out +=
+                "         \(v.framesWritten) frames written, \(d.total) dropped "
                 + "(\(d.late) late, \(d.corrupt) corrupt, \(d.gaps) in gaps), starts at \(String(format: "%.3f", v.start)) s\n"
         }
         if let a = s.audio {
             let channels = a.channels == 1 ? "1 channel" : "\(a.channels) channels"
             out += "  audio: \(a.device) \(a.input) -> \(a.codec) \(a.sampleFormat) \(a.sampleRate) Hz \(channels)\n"
-            out += "         \(a.samples) samples written, \(a.overruns) overruns, starts at \(String(format: "%.3f", a.start)) s\n"
+            out +=
+                "         \(a.samples) samples written, \(a.overruns) overruns, starts at \(String(format: "%.3f", a.start)) s\n"
         }
         if let offset = s.startOffset {
             out += "  audio/video start offset: \(String(format: "%+.3f", offset)) s\n"

@@ -54,7 +54,9 @@ import Testing
         ("m4a", nil, .aac, true),
         ("m4a", .h264, .aac, false),
     ])
-    func containerHoldsCodec(ext: String, video: RecordingRequest.VideoCodec?, audio: RecordingRequest.AudioCodec?, ok: Bool) throws {
+    func containerHoldsCodec(
+        ext: String, video: RecordingRequest.VideoCodec?, audio: RecordingRequest.AudioCodec?, ok: Bool
+    ) throws {
         let container = try ContainerFormat.forPath("x.\(ext)")
         var accepted = true
         do { try CodecChoice.validate(video: video, audio: audio, in: container) } catch { accepted = false }
@@ -88,8 +90,9 @@ import Testing
         #expect(mapper.sessionTime(pts: pts, arrival: arrival, wallOffset: wallOffset) == arrival - 20_000)
         #expect(mapper.domain == .wallClock)
         // Later packets keep the domain even if the offset moved a little (a clock adjustment).
-        #expect(mapper.sessionTime(pts: pts + 1_000_000, arrival: arrival + 1_000_000, wallOffset: wallOffset + 500)
-            == arrival + 1_000_000 - 20_000 - 500)
+        #expect(
+            mapper.sessionTime(pts: pts + 1_000_000, arrival: arrival + 1_000_000, wallOffset: wallOffset + 500)
+                == arrival + 1_000_000 - 20_000 - 500)
     }
 
     @Test func mediaTimestampsAreAnchoredAtTheFirstArrival() {
@@ -157,7 +160,8 @@ import Testing
         loop: while true {
             switch queue.next(timeout: 0) {
             case .packet(let lane, let packet): seen.append("\(lane == video ? "v" : "a")\(packet.time)")
-            case .ended(let lane, let error): seen.append("end \(lane == video ? "v" : "a")\(error == nil ? "" : " error")")
+            case .ended(let lane, let error):
+                seen.append("end \(lane == video ? "v" : "a")\(error == nil ? "" : " error")")
             case .idle: break loop
             }
         }

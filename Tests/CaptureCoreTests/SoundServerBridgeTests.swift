@@ -19,7 +19,9 @@ import Testing
         address.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
         _ = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         if shouldListen { _ = listen(fd, 1) }
         return fd
@@ -42,7 +44,10 @@ import Testing
         defer { close(live) }
         #expect(SoundServerBridge.pipewireAnswers(environment: environment))
         // PIPEWIRE_RUNTIME_DIR wins over XDG_RUNTIME_DIR, and PIPEWIRE_REMOTE names the socket.
-        #expect(!SoundServerBridge.pipewireAnswers(environment: ["PIPEWIRE_RUNTIME_DIR": folder + "/none", "XDG_RUNTIME_DIR": folder]))
+        #expect(
+            !SoundServerBridge.pipewireAnswers(environment: [
+                "PIPEWIRE_RUNTIME_DIR": folder + "/none", "XDG_RUNTIME_DIR": folder,
+            ]))
         #expect(SoundServerBridge.pipewireAnswers(environment: ["PIPEWIRE_REMOTE": folder + "/pipewire-0"]))
     }
 

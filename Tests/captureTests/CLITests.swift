@@ -20,7 +20,9 @@ import Testing
     @Test func rootHelpListsSubcommandsAndExitCodes() throws {
         let result = try BuiltBinary.run(["--help"])
         #expect(result.status == 0)
-        for word in ["SUBCOMMANDS:", "  list ", "  probe ", "EXIT STATUS:", "  66  device not found", "  77  permission denied"] {
+        for word in [
+            "SUBCOMMANDS:", "  list ", "  probe ", "EXIT STATUS:", "  66  device not found", "  77  permission denied",
+        ] {
             #expect(result.stdout.contains(word), "missing \(word)")
         }
     }
@@ -30,9 +32,15 @@ import Testing
         #expect(result.status == 0)
         let lines = result.stdout.split(separator: "\n").map(String.init)
         #expect(lines.first?.hasPrefix("capture ") == true)
-        for library in ["libavdevice", "libavformat", "libavcodec", "libswscale", "libswresample", "libavutil", "libasound", "libpulse"] {
+        for library in [
+            "libavdevice", "libavformat", "libavcodec", "libswscale", "libswresample", "libavutil", "libasound",
+            "libpulse",
+        ] {
             // Each with a dotted version, e.g. "libavdevice 59.7.100".
-            #expect(lines.contains { $0.range(of: "^\(library) [0-9]+\\.[0-9]+\\.[0-9]+", options: .regularExpression) != nil })
+            #expect(
+                lines.contains {
+                    $0.range(of: "^\(library) [0-9]+\\.[0-9]+\\.[0-9]+", options: .regularExpression) != nil
+                })
         }
     }
 
@@ -55,10 +63,12 @@ import Testing
     /// The README's synopses name every option the commands take.
     @Test(arguments: ["list", "probe", "record"]) func readmeSynopsisNamesVerbose(command: String) throws {
         let readme = try String(
-            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../README.md"),
+            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+                "../../README.md"),
             encoding: .utf8)
         let lines = readme.split(separator: "\n", omittingEmptySubsequences: false)
-        let start = try #require(lines.firstIndex { $0.hasPrefix("capture \(command) [") || $0.hasPrefix("capture \(command) DEVICE") })
+        let start = try #require(
+            lines.firstIndex { $0.hasPrefix("capture \(command) [") || $0.hasPrefix("capture \(command) DEVICE") })
         var synopsis = String(lines[start])
         var next = start + 1
         while next < lines.count, lines[next].hasPrefix("      ") {
@@ -73,7 +83,10 @@ import Testing
         (["frobnicate"], "Error: Unknown subcommand 'frobnicate'", "Usage: capture <subcommand>"),
         (["probe"], "Error: Missing expected argument '<device>'", "Usage: capture probe"),
         (["probe", "a", "b"], "Error: Unexpected argument 'b'", "Usage: capture probe"),
-        (["list", "--video-only", "--audio-only"], "Error: --video-only and --audio-only exclude each other", "Usage: capture list"),
+        (
+            ["list", "--video-only", "--audio-only"], "Error: --video-only and --audio-only exclude each other",
+            "Usage: capture list"
+        ),
         (["probe", "v4l2:"], "Error: 'v4l2:': missing the name after 'v4l2:'", "Usage: capture probe"),
     ])
     func usageErrorsExit64WithUsageLine(arguments: [String], error: String, usage: String) throws {

@@ -18,15 +18,20 @@ import Testing
     }
 
     @Test func anALSANameAsVideoSaysItIsAMicrophoneAndListsCameras() throws {
-        let result = try BuiltBinary.run(["record", "--video", "hw:0", NSTemporaryDirectory() + "/capture-kind-\(getpid()).mkv"])
+        let result = try BuiltBinary.run([
+            "record", "--video", "hw:0", NSTemporaryDirectory() + "/capture-kind-\(getpid()).mkv",
+        ])
         #expect(result.status == 66)
         let cameras = try Self.cameras()
         #expect(cameras.contains("test"))
-        #expect(result.stderr == "Error: hw:0 is an ALSA microphone name; cameras: \(cameras.joined(separator: ", "))\n")
+        #expect(
+            result.stderr == "Error: hw:0 is an ALSA microphone name; cameras: \(cameras.joined(separator: ", "))\n")
     }
 
     @Test func anUnknownALSANameListsEveryMicrophoneWithTheTestTone() throws {
-        let result = try BuiltBinary.run(["record", "--video", "test", "--audio", "hw:97", NSTemporaryDirectory() + "/capture-kind-\(getpid()).mkv"])
+        let result = try BuiltBinary.run([
+            "record", "--video", "test", "--audio", "hw:97", NSTemporaryDirectory() + "/capture-kind-\(getpid()).mkv",
+        ])
         #expect(result.status == 66)
         let microphones = try Self.microphones()
         #expect(microphones.last == "test")
@@ -36,7 +41,9 @@ import Testing
     @Test func aFileThatIsNoV4L2NodeIsNotACamera() throws {
         let result = try BuiltBinary.run(["probe", "/dev/null"])
         #expect(result.status == 69)
-        #expect(result.stderr.hasPrefix("Error: /dev/null: not a camera: a character device that is not a V4L2 node; cameras: "))
+        #expect(
+            result.stderr.hasPrefix(
+                "Error: /dev/null: not a camera: a character device that is not a V4L2 node; cameras: "))
         #expect(result.stderr.split(separator: "\n").count == 1)
     }
 }

@@ -7,8 +7,14 @@ import Testing
     @Test(arguments: [
         (["--video", "test", "--input-format", "bogus"], Int32(64), "unknown input format 'bogus'"),
         (["--video", "lavfi:testsrc2=d=1", "--input-format", "bogus"], Int32(64), "unknown input format 'bogus'"),
-        (["--video", "test", "--input-format", "mjpeg"], Int32(69), "test: --input-format does not apply: the test source delivers yuv420p only"),
-        (["--video", "lavfi:testsrc2=d=1", "--input-format", "YUYV"], Int32(69), "--input-format does not apply: a lavfi graph"),
+        (
+            ["--video", "test", "--input-format", "mjpeg"], Int32(69),
+            "test: --input-format does not apply: the test source delivers yuv420p only"
+        ),
+        (
+            ["--video", "lavfi:testsrc2=d=1", "--input-format", "YUYV"], Int32(69),
+            "--input-format does not apply: a lavfi graph"
+        ),
     ])
     func fixedFormatSources(arguments: [String], status: Int32, message: String) throws {
         let folder = try MicrophoneTestSupport.scratchFolder("input-format")

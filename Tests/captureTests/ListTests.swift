@@ -34,7 +34,9 @@ import Testing
     }
 
     @Test func onlyOneKindWhenAsked() throws {
-        let video = try JSONSerialization.jsonObject(with: Data(try BuiltBinary.run(["list", "--json", "--video-only"]).stdout.utf8)) as? [String: Any]
+        let video =
+            try JSONSerialization.jsonObject(
+                with: Data(try BuiltBinary.run(["list", "--json", "--video-only"]).stdout.utf8)) as? [String: Any]
         #expect((video?["microphones"] as? [Any])?.isEmpty == true)
         #expect((video?["cameras"] as? [Any])?.isEmpty == false)
         let audio = try BuiltBinary.run(["list", "--audio-only"])

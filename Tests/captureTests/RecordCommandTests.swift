@@ -17,9 +17,11 @@ import Testing
 
     @Test func optionsBecomeTheRequest() throws {
         let parsed = try parse(
-            ["--video", "test", "--audio", "hw:1,0", "--video-size", "1280x720", "--framerate", "29.97",
-             "--codec", "h264", "--crf", "20", "--preset", "fast", "--audio-codec", "opus", "--sample-rate", "48000",
-             "--channels", "2", "--duration", "10", "--force", "out.mkv"],
+            [
+                "--video", "test", "--audio", "hw:1,0", "--video-size", "1280x720", "--framerate", "29.97",
+                "--codec", "h264", "--crf", "20", "--preset", "fast", "--audio-codec", "opus", "--sample-rate", "48000",
+                "--channels", "2", "--duration", "10", "--force", "out.mkv",
+            ],
             as: RecordCommand.spec)
         let command = try RecordCommand(parsed)
         let request = command.request

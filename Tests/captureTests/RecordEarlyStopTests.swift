@@ -23,7 +23,8 @@ import Testing
         let file = scratch.path("early.mp4")
         let arguments = ["record", "--video", "test", "--audio", "test", "--duration", "4", "--json", file]
         let process = try RecordingProcess(
-            ["-c", "trap '' INT; exec \"$0\" \"$@\"", BuiltBinary.url.path] + arguments, program: "/bin/sh", in: scratch)
+            ["-c", "trap '' INT; exec \"$0\" \"$@\"", BuiltBinary.url.path] + arguments, program: "/bin/sh", in: scratch
+        )
         let (handled, exit, took) = try await onOwnThread {
             let deadline = Date().addingTimeInterval(10)
             while !Self.catches(process.pid, SIGINT) && Date() < deadline && process.wait(timeout: 0) == nil {

@@ -28,9 +28,11 @@ struct RecordOracle {
     static func probe(_ path: String) throws -> RecordOracle {
         let output = try runTool(
             "ffprobe",
-            ["-v", "error", "-count_frames", "-show_entries",
-             "stream=codec_type,codec_name,profile,width,height,pix_fmt,sample_rate,channels,nb_read_frames,start_time,duration:format=duration",
-             "-of", "json", path])
+            [
+                "-v", "error", "-count_frames", "-show_entries",
+                "stream=codec_type,codec_name,profile,width,height,pix_fmt,sample_rate,channels,nb_read_frames,start_time,duration:format=duration",
+                "-of", "json", path,
+            ])
         guard output.status == 0,
             let object = try JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [String: Any]
         else { throw OracleError.unreadable(path: path, stderr: output.stderr) }

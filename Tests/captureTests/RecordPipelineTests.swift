@@ -39,12 +39,13 @@ import Testing
     // Raw frames in the recorded size and format are written as they came: every layout must
     // still give the source's pictures (packed 4:2:2, semi-planar, odd sizes with rounded-up
     // chroma, and one converted on the way for contrast).
-    @Test(arguments: [
-        ("testsrc2=size=320x240:rate=30,format=yuyv422", [], "yuyv422"),
-        ("testsrc2=size=320x240:rate=30,format=nv12", [], "nv12"),
-        ("testsrc=size=161x121:rate=30,format=yuv420p", [], "yuv420p"),
-        ("testsrc2=size=320x240:rate=30", ["--pixel-format", "yuyv422"], "yuyv422"),
-    ] as [(String, [String], String)])
+    @Test(
+        arguments: [
+            ("testsrc2=size=320x240:rate=30,format=yuyv422", [], "yuyv422"),
+            ("testsrc2=size=320x240:rate=30,format=nv12", [], "nv12"),
+            ("testsrc=size=161x121:rate=30,format=yuv420p", [], "yuv420p"),
+            ("testsrc2=size=320x240:rate=30", ["--pixel-format", "yuyv422"], "yuyv422"),
+        ] as [(String, [String], String)])
     func rawFramesKeepTheirPictures(graph: String, options: [String], pixelFormat: String) throws {
         let scratch = try RecordScratch()
         let file = scratch.path("raw.nut")
@@ -68,7 +69,8 @@ import Testing
             ["record", "--video", "lavfi:testsrc2=size=320x240:rate=30", "--frames", "90", "--quiet", file])
         #expect(result.status == 0, "\(result.stderr)")
         let packets = try RecordOracle.runTool(
-            "ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=flags", "-of", "csv=p=0", file])
+            "ffprobe",
+            ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=flags", "-of", "csv=p=0", file])
         let flags = packets.stdout.split(separator: "\n")
         #expect(flags.count == 90)
         // At most one keyframe every 2 s (60 frames) at 30 fps: frames 0 and 60.

@@ -23,8 +23,11 @@ import Testing
         let stream = try #require(streams.first)
         let oracle = try RecordOracle.runTool(
             "ffprobe",
-            ["-v", "error", "-f", "lavfi", "-i", graph, "-show_entries", "stream=codec_name,pix_fmt,width,height,r_frame_rate",
-             "-of", "default=noprint_wrappers=1"])
+            [
+                "-v", "error", "-f", "lavfi", "-i", graph, "-show_entries",
+                "stream=codec_name,pix_fmt,width,height,r_frame_rate",
+                "-of", "default=noprint_wrappers=1",
+            ])
         let fields = Dictionary(
             uniqueKeysWithValues: oracle.stdout.split(separator: "\n").compactMap { line -> (String, String)? in
                 let parts = line.split(separator: "=", maxSplits: 1).map(String.init)

@@ -4,14 +4,17 @@ import Testing
 /// `capture record` end to end: the built binary records lavfi and test sources, ffprobe reads the
 /// files back.
 @Suite struct RecordTests {
-    @Test(arguments: [
-        ("mp4", nil, "aac"), ("mp4", "opus", "opus"), ("mkv", nil, "pcm_s16le"), ("mkv", "opus", "opus"),
-        ("mkv", "aac", "aac"), ("mov", nil, "aac"),
-    ] as [(String, String?, String)])
+    @Test(
+        arguments: [
+            ("mp4", nil, "aac"), ("mp4", "opus", "opus"), ("mkv", nil, "pcm_s16le"), ("mkv", "opus", "opus"),
+            ("mkv", "aac", "aac"), ("mov", nil, "aac"),
+        ] as [(String, String?, String)])
     func h264WithAudio(ext: String, audioCodec: String?, expectedAudio: String) throws {
         let scratch = try RecordScratch()
         let file = scratch.path("clip.\(ext)")
-        var arguments = ["record", "--video", RecordSources.video, "--audio", RecordSources.audio, "--frames", "15", "--quiet"]
+        var arguments = [
+            "record", "--video", RecordSources.video, "--audio", RecordSources.audio, "--frames", "15", "--quiet",
+        ]
         if let audioCodec { arguments += ["--audio-codec", audioCodec] }
         let result = try BuiltBinary.run(arguments + [file])
         #expect(result.status == 0, "\(result.stderr)")
@@ -39,7 +42,8 @@ import Testing
         let scratch = try RecordScratch()
         let file = scratch.path("raw.\(ext)")
         let codec = ext == "mkv" ? ["--codec", "raw"] : []
-        let result = try BuiltBinary.run(["record", "--video", RecordSources.video, "--frames", "12", "--quiet"] + codec + [file])
+        let result = try BuiltBinary.run(
+            ["record", "--video", RecordSources.video, "--frames", "12", "--quiet"] + codec + [file])
         #expect(result.status == 0, "\(result.stderr)")
         let probe = try RecordOracle.probe(file)
         #expect(probe.streams.count == 1)
@@ -65,7 +69,9 @@ import Testing
     func audioOnly(ext: String, codec: String) throws {
         let scratch = try RecordScratch()
         let file = scratch.path("sound.\(ext)")
-        let result = try BuiltBinary.run(["record", "--audio", RecordSources.audio, "--duration", "0.5", "--quiet", file])
+        let result = try BuiltBinary.run([
+            "record", "--audio", RecordSources.audio, "--duration", "0.5", "--quiet", file,
+        ])
         #expect(result.status == 0, "\(result.stderr)")
         let probe = try RecordOracle.probe(file)
         #expect(probe.streams.count == 1)
@@ -80,8 +86,11 @@ import Testing
         let scratch = try RecordScratch()
         let file = scratch.path("sound.wav")
         let result = try BuiltBinary.run(
-            ["record", "--audio", RecordSources.audio, "--sample-rate", "44100", "--channels", "2", "--duration", "1",
-             "--quiet", file])
+            [
+                "record", "--audio", RecordSources.audio, "--sample-rate", "44100", "--channels", "2", "--duration",
+                "1",
+                "--quiet", file,
+            ])
         #expect(result.status == 0, "\(result.stderr)")
         let probe = try RecordOracle.probe(file)
         #expect(probe.audio?.sampleRate == 44100)
@@ -95,7 +104,10 @@ import Testing
         let scratch = try RecordScratch()
         let file = scratch.path("frames.mp4")
         let result = try BuiltBinary.run(
-            ["record", "--video", RecordSources.video, "--frames", "\(frames)", "--preset", "ultrafast", "--quiet", file])
+            [
+                "record", "--video", RecordSources.video, "--frames", "\(frames)", "--preset", "ultrafast", "--quiet",
+                file,
+            ])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try RecordOracle.probe(file).video?.frames == frames)
     }
@@ -105,8 +117,10 @@ import Testing
         let scratch = try RecordScratch()
         let file = scratch.path("duration.mkv")
         let result = try BuiltBinary.run(
-            ["record", "--video", RecordSources.video, "--audio", RecordSources.audio, "--duration", "\(seconds)",
-             "--preset", "ultrafast", "--quiet", file])
+            [
+                "record", "--video", RecordSources.video, "--audio", RecordSources.audio, "--duration", "\(seconds)",
+                "--preset", "ultrafast", "--quiet", file,
+            ])
         #expect(result.status == 0, "\(result.stderr)")
         let probe = try RecordOracle.probe(file)
         let duration = try #require(probe.duration)
@@ -119,7 +133,9 @@ import Testing
     @Test func oddSizeForH264IsScaledToEvenWithOneWarning() throws {
         let scratch = try RecordScratch()
         let file = scratch.path("odd.mp4")
-        let result = try BuiltBinary.run(["record", "--video", "test", "--video-size", "641x481", "--frames", "3", file])
+        let result = try BuiltBinary.run([
+            "record", "--video", "test", "--video-size", "641x481", "--frames", "3", file,
+        ])
         #expect(result.status == 0, "\(result.stderr)")
         let warnings = result.stderr.split(separator: "\n").filter { $0.hasPrefix("Warning:") }
         #expect(warnings.count == 1)
@@ -137,7 +153,9 @@ import Testing
     @Test func oddSizeRawKeepsItsSize() throws {
         let scratch = try RecordScratch()
         let file = scratch.path("odd.nut")
-        let result = try BuiltBinary.run(["record", "--video", "test", "--video-size", "641x481", "--frames", "3", file])
+        let result = try BuiltBinary.run([
+            "record", "--video", "test", "--video-size", "641x481", "--frames", "3", file,
+        ])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(!result.stderr.contains("Warning"))
         let probe = try RecordOracle.probe(file)
@@ -190,7 +208,9 @@ import Testing
         #expect(result.stderr.contains(file) && result.stderr.contains("--force"))
         #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == original)
 
-        let forced = try BuiltBinary.run(["record", "--video", RecordSources.video, "--frames", "2", "--force", "--quiet", file])
+        let forced = try BuiltBinary.run([
+            "record", "--video", RecordSources.video, "--frames", "2", "--force", "--quiet", file,
+        ])
         #expect(forced.status == 0, "\(forced.stderr)")
         #expect(try RecordOracle.probe(file).video?.frames == 2)
     }
@@ -227,7 +247,10 @@ import Testing
         let file = scratch.path("test.mp4")
         let started = Date()
         let result = try BuiltBinary.run(
-            ["record", "--video", "test", "--audio", "test", "--duration", "1.5", "--preset", "ultrafast", "--json", file])
+            [
+                "record", "--video", "test", "--audio", "test", "--duration", "1.5", "--preset", "ultrafast", "--json",
+                file,
+            ])
         let elapsed = Date().timeIntervalSince(started)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(elapsed >= 1.4, "a paced source cannot finish 1.5 s early: \(elapsed)")
@@ -261,11 +284,15 @@ import Testing
     @Test func progressLineOnATerminalOnly() throws {
         let scratch = try RecordScratch()
         let file = scratch.path("progress.mkv")
-        let command = [BuiltBinary.url.path, "record", "--video", "test", "--duration", "1", "--preset", "ultrafast", file]
+        let command = [
+            BuiltBinary.url.path, "record", "--video", "test", "--duration", "1", "--preset", "ultrafast", file,
+        ]
         // script(1) gives the command a pseudo-terminal and copies what it writes.
         let terminal = try RecordOracle.runTool("script", ["-qfec", command.joined(separator: " "), "/dev/null"])
         #expect(terminal.status == 0, "\(terminal.stderr)")
-        let updates = terminal.stdout.components(separatedBy: "\r").filter { $0.contains(" frames ") && $0.contains(" fps ") }
+        let updates = terminal.stdout.components(separatedBy: "\r").filter {
+            $0.contains(" frames ") && $0.contains(" fps ")
+        }
         #expect(updates.count >= 2 && updates.count <= 6, "\(updates.count) progress updates in one second")
         let piped = try BuiltBinary.run(
             ["record", "--video", RecordSources.video, "--frames", "30", "--force", file])

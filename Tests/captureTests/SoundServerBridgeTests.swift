@@ -10,7 +10,8 @@ import Testing
     }
 
     static var pulsePCMDefined: Bool {
-        (try? BuiltBinary.run(["list", "--all", "--json", "--audio-only"]).stdout)?.contains("\"name\" : \"pulse\"") == true
+        (try? BuiltBinary.run(["list", "--all", "--json", "--audio-only"]).stdout)?.contains("\"name\" : \"pulse\"")
+            == true
     }
 
     @Test(.enabled(if: pulsePCMDefined)) func pulsePCMWithoutServerIsNotAccessible() throws {
@@ -73,7 +74,8 @@ import Testing
         let (quietStatus, quiet) = try Self.standardError(["list", "--audio-only"], environment: environment)
         #expect(quietStatus == 0)
         #expect(quiet == "")
-        let (verboseStatus, verbose) = try Self.standardError(["list", "--audio-only", "--verbose"], environment: environment)
+        let (verboseStatus, verbose) = try Self.standardError(
+            ["list", "--audio-only", "--verbose"], environment: environment)
         #expect(verboseStatus == 0)
         #expect(verbose.contains("Failed to create secure directory"))
     }

@@ -15,7 +15,8 @@ public enum DeviceResolver {
     public static func resolve(_ name: DeviceName, kind: Device.Kind) throws(CaptureError) -> Device {
         let device = try lookUp(name, kind: kind)
         if device.api == .alsa, !device.accessible,
-            let reason = device.reason, ALSAConfigurationPCMs.family(device.name) == "pulse"
+            let reason = device.reason,
+            ALSAConfigurationPCMs.family(device.name) == "pulse"
                 || ALSAConfigurationPCMs.family(device.name) == "pipewire"
         {
             throw .notSupported(device: device.name, reason: "\(reason); \(SoundServerBridge.fix(pcm: device.name))")
@@ -47,13 +48,15 @@ public enum DeviceResolver {
             return try V4L2Discovery.device(path: path)
         case .alsa(let pcm):
             if kind == .video {
-                throw .wrongKind(device: pcm, what: "an ALSA microphone name", valid: names(.video), validKind: "cameras")
+                throw .wrongKind(
+                    device: pcm, what: "an ALSA microphone name", valid: names(.video), validKind: "cameras")
             }
             do {
                 return try ALSADiscovery.device(pcm: pcm)
             } catch .deviceNotFound(let device, _, let hint) {
                 // Every microphone, not only ALSA's: the user may have meant any of them.
-                let pulseHint = name.looksLikePulseSource ? "this looks like a PulseAudio source name: use pulse:\(pcm)" : nil
+                let pulseHint =
+                    name.looksLikePulseSource ? "this looks like a PulseAudio source name: use pulse:\(pcm)" : nil
                 throw .deviceNotFound(device: device, valid: names(.audio), hint: hint ?? pulseHint)
             }
         case .pulse(let source):

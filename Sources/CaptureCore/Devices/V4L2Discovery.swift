@@ -39,7 +39,10 @@ enum V4L2Discovery {
         guard let sysfsName = sysfsName(devicePath: resolved) else {
             // It exists, so it is not missing: say what it is instead.
             throw .notSupported(
-                device: path, reason: "not a camera: \(fileKind(resolved)) that is not a V4L2 node; cameras: \(cameras().joined(separator: ", "))")
+                device: path,
+                reason:
+                    "not a camera: \(fileKind(resolved)) that is not a V4L2 node; cameras: \(cameras().joined(separator: ", "))"
+            )
         }
         var device = node(sysfsName: sysfsName, path: resolved, stableLinks: stableLinks())
         if path != resolved && path.hasPrefix("/dev/v4l/") { device.v4l2?.stablePath = path }
@@ -49,7 +52,8 @@ enum V4L2Discovery {
         guard device.role == "camera" else {
             throw .notSupported(
                 device: resolved,
-                reason: "not a camera: it is a \(V4L2Capabilities.describe(role: device.role)) (\(device.description)); "
+                reason:
+                    "not a camera: it is a \(V4L2Capabilities.describe(role: device.role)) (\(device.description)); "
                     + "cameras: \(cameras().joined(separator: ", "))")
         }
         return device
@@ -75,7 +79,8 @@ enum V4L2Discovery {
     static func node(sysfsName: String, path: String, stableLinks: [String: String]) -> Device {
         let sysfs = "\(sysfsClass)/\(sysfsName)"
         let group = PhysicalDevice.groupID(deviceLink: "\(sysfs)/device")
-        let sysfsLabel = (try? String(contentsOfFile: "\(sysfs)/name", encoding: .utf8))?
+        let sysfsLabel =
+            (try? String(contentsOfFile: "\(sysfs)/name", encoding: .utf8))?
             .trimmingCharacters(in: .whitespacesAndNewlines) ?? sysfsName
         if sysfsName.hasPrefix("v4l-subdev") {
             // Sub-devices answer VIDIOC_SUBDEV_QUERYCAP, not VIDIOC_QUERYCAP; their role is their name.
@@ -103,7 +108,8 @@ enum V4L2Discovery {
             // a camera, and a camera the user cannot open must still be listed with the reason.
             let role = sysfsName.hasPrefix("video") ? "camera" : roleFromName(sysfsName)
             // The driver's name is the target of the device's `driver` link; bus info needs QUERYCAP.
-            let driver = (try? FileManager.default.destinationOfSymbolicLink(atPath: "\(sysfs)/device/driver"))
+            let driver =
+                (try? FileManager.default.destinationOfSymbolicLink(atPath: "\(sysfs)/device/driver"))
                 .map { URL(fileURLWithPath: $0).lastPathComponent } ?? ""
             return Device(
                 name: path, kind: .video, api: .v4l2, role: role, description: sysfsLabel,
@@ -127,7 +133,8 @@ enum V4L2Discovery {
             owner = " (owner \(user), group \(group), mode \(mode))"
         }
         let group = groupName(path: path) ?? "video"
-        return "permission denied\(owner); join the '\(group)' group (sudo usermod -aG \(group) $USER, then log in again)"
+        return
+            "permission denied\(owner); join the '\(group)' group (sudo usermod -aG \(group) $USER, then log in again)"
     }
 
     /// The group owning the node, when it is not root's: the group to join for access.
@@ -188,10 +195,13 @@ enum V4L2Discovery {
             let prefix = String(name.dropLast(digits.count))
             return (prefix == "video" ? "" : prefix, Int(String(digits.reversed())) ?? 0)
         }
-        let (pa, na) = split(a), (pb, nb) = split(b)
+        let (pa, na) = split(a)
+        let (pb, nb) = split(b)
         return pa == pb ? na < nb : pa < pb
     }
 }
 
-private func major(_ device: UInt) -> UInt32 { UInt32(truncatingIfNeeded: ((device >> 8) & 0xfff) | ((device >> 32) & ~0xfff)) }
+private func major(_ device: UInt) -> UInt32 {
+    UInt32(truncatingIfNeeded: ((device >> 8) & 0xfff) | ((device >> 32) & ~0xfff))
+}
 private func minor(_ device: UInt) -> UInt32 { UInt32(truncatingIfNeeded: (device & 0xff) | ((device >> 12) & ~0xff)) }

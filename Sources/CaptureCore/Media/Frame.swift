@@ -32,7 +32,8 @@ final class Frame {
 
     /// A block of `samples` audio samples per channel, with its buffers allocated
     /// (`av_frame_get_buffer`).
-    convenience init(samples: Int, format: AVSampleFormat, layout: AVChannelLayout, sampleRate: Int) throws(FFmpegError) {
+    convenience init(samples: Int, format: AVSampleFormat, layout: AVChannelLayout, sampleRate: Int) throws(FFmpegError)
+    {
         try self.init()
         pointer.pointee.nb_samples = Int32(samples)
         pointer.pointee.format = format.rawValue

@@ -32,7 +32,9 @@ final class InputContainer: @unchecked Sendable {
         var inputFormat: UnsafePointer<AVInputFormat>?
         if let format {
             inputFormat = av_find_input_format(format)
-            if inputFormat == nil { throw FFmpegError(CFFmpeg_AVERROR(ENOSYS), call: "av_find_input_format(\(format))") }
+            if inputFormat == nil {
+                throw FFmpegError(CFFmpeg_AVERROR(ENOSYS), call: "av_find_input_format(\(format))")
+            }
         }
         guard let allocated = avformat_alloc_context() else {
             throw FFmpegError(CFFmpeg_AVERROR(ENOMEM), call: "avformat_alloc_context")

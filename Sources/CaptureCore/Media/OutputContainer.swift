@@ -65,7 +65,9 @@ final class OutputContainer {
         guard let stream = avformat_new_stream(context, nil) else {
             throw FFmpegError(CFFmpeg_AVERROR(ENOMEM), call: "avformat_new_stream")
         }
-        try check(avcodec_parameters_from_context(stream.pointee.codecpar, encoder.context), "avcodec_parameters_from_context")
+        try check(
+            avcodec_parameters_from_context(stream.pointee.codecpar, encoder.context), "avcodec_parameters_from_context"
+        )
         stream.pointee.time_base = encoder.timeBase
         if encoder.context.pointee.codec_type == AVMEDIA_TYPE_VIDEO {
             stream.pointee.avg_frame_rate = encoder.context.pointee.framerate
@@ -99,9 +101,13 @@ final class OutputContainer {
             let format = AVPixelFormat(rawValue: source.format)
             return format == AV_PIX_FMT_NONE ? 0 : avcodec_pix_fmt_to_codec_tag(format)
         }
-        guard source.codec_tag != 0, let tables = context.pointee.oformat.pointee.codec_tag else { return source.codec_tag }
+        guard source.codec_tag != 0, let tables = context.pointee.oformat.pointee.codec_tag else {
+            return source.codec_tag
+        }
         var own: UInt32 = 0
-        if av_codec_get_id(tables, source.codec_tag) == source.codec_id || av_codec_get_tag2(tables, source.codec_id, &own) == 0 {
+        if av_codec_get_id(tables, source.codec_tag) == source.codec_id
+            || av_codec_get_tag2(tables, source.codec_id, &own) == 0
+        {
             return source.codec_tag
         }
         return 0
@@ -123,7 +129,8 @@ final class OutputContainer {
         var status = stat()
         let special = replacing && stat(path, &status) == 0 && status.st_mode & S_IFMT != S_IFREG
         // The `file:` prefix keeps a colon in the path from being read as a protocol name.
-        try check(avio_open(&context.pointee.pb, "file:" + (special ? path : temporaryPath), AVIO_FLAG_WRITE), "avio_open")
+        try check(
+            avio_open(&context.pointee.pb, "file:" + (special ? path : temporaryPath), AVIO_FLAG_WRITE), "avio_open")
         let (code, _) = withOptionDictionary(options) { dictionary in
             avformat_write_header(context, &dictionary)
         }

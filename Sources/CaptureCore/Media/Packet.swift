@@ -65,7 +65,10 @@ final class Packet: @unchecked Sendable {
     /// True when the packet starts a keyframe (`AV_PKT_FLAG_KEY`).
     var isKeyframe: Bool {
         get { pointer.pointee.flags & AV_PKT_FLAG_KEY != 0 }
-        set { pointer.pointee.flags = newValue ? pointer.pointee.flags | AV_PKT_FLAG_KEY : pointer.pointee.flags & ~AV_PKT_FLAG_KEY }
+        set {
+            pointer.pointee.flags =
+                newValue ? pointer.pointee.flags | AV_PKT_FLAG_KEY : pointer.pointee.flags & ~AV_PKT_FLAG_KEY
+        }
     }
 
     /// True when the demuxer marked the payload corrupt (`AV_PKT_FLAG_CORRUPT`).

@@ -64,7 +64,8 @@ final class Resampler {
         let output = try Frame(samples: capacity, format: outputFormat, layout: outputLayout, sampleRate: outputRate)
         let outPlanes = output.pointer.pointee.extended_data
         let inPlanes = frame.map {
-            UnsafeMutableRawPointer($0.pointer.pointee.extended_data!).assumingMemoryBound(to: UnsafePointer<UInt8>?.self)
+            UnsafeMutableRawPointer($0.pointer.pointee.extended_data!).assumingMemoryBound(
+                to: UnsafePointer<UInt8>?.self)
         }
         let converted = try check(
             swr_convert(context, outPlanes, Int32(capacity), inPlanes, Int32(inputSamples)), "swr_convert")

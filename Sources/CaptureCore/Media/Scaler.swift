@@ -17,9 +17,10 @@ final class Scaler {
         sourceWidth: Int, sourceHeight: Int, sourceFormat: AVPixelFormat,
         width: Int, height: Int, pixelFormat: AVPixelFormat
     ) throws(FFmpegError) {
-        guard let context = sws_getContext(
-            Int32(sourceWidth), Int32(sourceHeight), sourceFormat, Int32(width), Int32(height), pixelFormat,
-            SWS_BICUBIC, nil, nil, nil)
+        guard
+            let context = sws_getContext(
+                Int32(sourceWidth), Int32(sourceHeight), sourceFormat, Int32(width), Int32(height), pixelFormat,
+                SWS_BICUBIC, nil, nil, nil)
         else { throw FFmpegError(CFFmpeg_AVERROR(EINVAL), call: "sws_getContext") }
         self.context = context
         self.width = width

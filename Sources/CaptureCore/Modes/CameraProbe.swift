@@ -134,7 +134,9 @@ public struct FrameSize: Codable, Hashable, Sendable {
     /// largest size; drivers that tie the rate to the input (TV, HDMI) answer none.
     public var intervals: FrameIntervals
 
-    public init(type: Kind, min: FrameDimensions, max: FrameDimensions, step: FrameDimensions, intervals: FrameIntervals) {
+    public init(
+        type: Kind, min: FrameDimensions, max: FrameDimensions, step: FrameDimensions, intervals: FrameIntervals
+    ) {
         self.type = type
         self.min = min
         self.max = max
@@ -145,7 +147,8 @@ public struct FrameSize: Codable, Hashable, Sendable {
     /// A discrete size.
     public static func discrete(_ width: Int, _ height: Int, _ intervals: FrameIntervals) -> FrameSize {
         let size = FrameDimensions(width: width, height: height)
-        return FrameSize(type: .discrete, min: size, max: size, step: FrameDimensions(width: 1, height: 1), intervals: intervals)
+        return FrameSize(
+            type: .discrete, min: size, max: size, step: FrameDimensions(width: 1, height: 1), intervals: intervals)
     }
 
     /// True when `size` is this size, or lies in this range on its step.
@@ -179,7 +182,9 @@ public struct FrameIntervals: Codable, Hashable, Sendable {
     public var max: Rational?
     public var step: Rational?
 
-    public init(type: Kind, discrete: [Rational] = [], min: Rational? = nil, max: Rational? = nil, step: Rational? = nil) {
+    public init(
+        type: Kind, discrete: [Rational] = [], min: Rational? = nil, max: Rational? = nil, step: Rational? = nil
+    ) {
         self.type = type
         self.discrete = discrete
         self.min = min

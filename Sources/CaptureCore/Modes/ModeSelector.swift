@@ -13,7 +13,9 @@ public struct VideoRequest: Hashable, Sendable {
     /// Only compressed formats qualify: their packets are written as they come.
     public var copy: Bool
 
-    public init(frameSize: FrameDimensions? = nil, frameRate: Rational? = nil, inputFormat: String? = nil, copy: Bool = false) {
+    public init(
+        frameSize: FrameDimensions? = nil, frameRate: Rational? = nil, inputFormat: String? = nil, copy: Bool = false
+    ) {
         self.frameSize = frameSize
         self.frameRate = frameRate
         self.inputFormat = inputFormat
@@ -44,7 +46,8 @@ public struct VideoMode: Codable, Hashable, Sendable, CustomStringConvertible {
 
     /// "YUYV 640x480 at 25 fps".
     public var description: String {
-        "\(fourcc.trimmingTrailingSpaces) \(width)x\(height)" + (frameRate.map { " at \($0.decimalDescription) fps" } ?? "")
+        "\(fourcc.trimmingTrailingSpaces) \(width)x\(height)"
+            + (frameRate.map { " at \($0.decimalDescription) fps" } ?? "")
     }
 }
 
@@ -80,7 +83,8 @@ public enum ModeSelector {
             formats = try restrict(formats, to: name, probe: probe)
         }
         guard !formats.isEmpty else {
-            throw .notSupported(device: device, reason: "FFmpeg's v4l2 input can capture none of its formats (\(offered(probe)))")
+            throw .notSupported(
+                device: device, reason: "FFmpeg's v4l2 input can capture none of its formats (\(offered(probe)))")
         }
         let candidates = self.candidates(formats, probe: probe, size: request.frameSize)
         let preference = preferenceOrder(formats, current: probe.current?.fourcc)
@@ -89,18 +93,23 @@ public enum ModeSelector {
             list.min { a, b in
                 if better(a.0, b.0) { return true }
                 if better(b.0, a.0) { return false }
-                return preference[a.0.format.fourcc + a.0.format.bufferType]! < preference[b.0.format.fourcc + b.0.format.bufferType]!
+                return preference[a.0.format.fourcc + a.0.format.bufferType]! < preference[
+                    b.0.format.fourcc + b.0.format.bufferType]!
             }.map { $0.0.mode(rate: $0.1) }
         }
 
         switch (request.frameSize, request.frameRate) {
         case (let size?, let rate?):
-            let reaching = candidates.filter { $0.size == size }.compactMap { c in c.reach(rate).map { (c, Optional($0)) } }
+            let reaching = candidates.filter { $0.size == size }.compactMap { c in
+                c.reach(rate).map { (c, Optional($0)) }
+            }
             if let mode = best(reaching, by: { _, _ in false }) { return mode }
             throw notReached(request, candidates: candidates, device: device)
         case (let size?, nil):
             let atSize = candidates.filter { $0.size == size }
-            if let mode = best(atSize.map { ($0, $0.highest) }, by: { ($0.highest ?? Rational(0, 1)) > ($1.highest ?? Rational(0, 1)) }) {
+            if let mode = best(
+                atSize.map { ($0, $0.highest) }, by: { ($0.highest ?? Rational(0, 1)) > ($1.highest ?? Rational(0, 1)) }
+            ) {
                 return mode
             }
             throw notReached(request, candidates: candidates, device: device)
@@ -110,13 +119,17 @@ public enum ModeSelector {
             throw notReached(request, candidates: candidates, device: device)
         case (nil, nil):
             let smooth = candidates.filter { ($0.highest ?? Rational(0, 1)) >= smoothRate }
-            if let mode = best(smooth.map { ($0, $0.highest) }, by: { a, b in
-                a.size.area != b.size.area ? a.size.area > b.size.area : a.highest! > b.highest!
-            }) {
+            if let mode = best(
+                smooth.map { ($0, $0.highest) },
+                by: { a, b in
+                    a.size.area != b.size.area ? a.size.area > b.size.area : a.highest! > b.highest!
+                })
+            {
                 return mode
             }
             let byRate = best(candidates.map { ($0, $0.highest) }) { a, b in
-                let ra = a.highest ?? Rational(0, 1), rb = b.highest ?? Rational(0, 1)
+                let ra = a.highest ?? Rational(0, 1)
+                let rb = b.highest ?? Rational(0, 1)
                 return ra != rb ? ra > rb : a.size.area > b.size.area
             }
             if let mode = byRate { return mode }
@@ -138,7 +151,9 @@ public enum ModeSelector {
         /// The offered rate that matches `rate` (within 0.2 %, so 30 finds 30000/1001), or `rate`
         /// itself inside a range; nil when not offered.
         func reach(_ rate: Rational) -> Rational? {
-            func close(_ a: Rational) -> Bool { Swift.abs(a.doubleValue - rate.doubleValue) <= rate.doubleValue * 0.002 }
+            func close(_ a: Rational) -> Bool {
+                Swift.abs(a.doubleValue - rate.doubleValue) <= rate.doubleValue * 0.002
+            }
             switch intervals.type {
             case .discrete:
                 return intervals.discreteRates.filter(close).min {
@@ -146,7 +161,8 @@ public enum ModeSelector {
                 }
             case .stepwise, .continuous:
                 guard let fastest = intervals.min?.inverted, let slowest = intervals.max?.inverted else { return nil }
-                return rate <= fastest && slowest <= rate ? rate : (close(fastest) ? fastest : (close(slowest) ? slowest : nil))
+                return rate <= fastest && slowest <= rate
+                    ? rate : (close(fastest) ? fastest : (close(slowest) ? slowest : nil))
             case .none:
                 return inputRate.flatMap { close($0) ? $0 : nil }
             }
@@ -174,9 +190,13 @@ public enum ModeSelector {
     }
 
     /// Narrows `formats` to the one `name` forces.
-    static func restrict(_ formats: [CameraFormat], to name: String, probe: CameraProbe) throws(CaptureError) -> [CameraFormat] {
+    static func restrict(_ formats: [CameraFormat], to name: String, probe: CameraProbe) throws(CaptureError)
+        -> [CameraFormat]
+    {
         let wanted = name.trimmingTrailingSpaces
-        func sameFourcc(_ f: CameraFormat) -> Bool { f.fourcc.trimmingTrailingSpaces.uppercased() == wanted.uppercased() }
+        func sameFourcc(_ f: CameraFormat) -> Bool {
+            f.fourcc.trimmingTrailingSpaces.uppercased() == wanted.uppercased()
+        }
         let byFourcc = formats.filter(sameFourcc)
         if !byFourcc.isEmpty { return byFourcc }
         let byName = formats.filter { $0.ffmpegName == wanted.lowercased() }
@@ -187,7 +207,8 @@ public enum ModeSelector {
                 "unknown input format '\(name)': give a fourcc (YUYV, MJPG) or an FFmpeg name (yuyv422, mjpeg, nv12, h264); "
                     + "\(probe.path) offers \(offered(probe))")
         }
-        let why = offeredButUnusable ? "FFmpeg's v4l2 input cannot capture \(wanted)" : "the camera does not offer \(name)"
+        let why =
+            offeredButUnusable ? "FFmpeg's v4l2 input cannot capture \(wanted)" : "the camera does not offer \(name)"
         throw .notSupported(device: probe.path, reason: "\(why); formats on offer: \(offered(probe))")
     }
 
@@ -206,7 +227,8 @@ public enum ModeSelector {
     static func fixedFormatError(_ name: String, device: String, delivers: String) -> CaptureError {
         guard isKnownInputFormat(name) else {
             return .usage(
-                "unknown input format '\(name)': give a fourcc (YUYV, MJPG) or an FFmpeg name (yuyv422, mjpeg, nv12, h264)")
+                "unknown input format '\(name)': give a fourcc (YUYV, MJPG) or an FFmpeg name (yuyv422, mjpeg, nv12, h264)"
+            )
         }
         return .notSupported(device: device, reason: "--input-format does not apply: \(delivers)")
     }
@@ -226,7 +248,9 @@ public enum ModeSelector {
 
     /// Every (format, size) pair; a range gives the requested size when it lies on it, else the
     /// current size when it does, else its largest size.
-    static func candidates(_ formats: [CameraFormat], probe: CameraProbe, size requested: FrameDimensions?) -> [Candidate] {
+    static func candidates(_ formats: [CameraFormat], probe: CameraProbe, size requested: FrameDimensions?)
+        -> [Candidate]
+    {
         formats.flatMap { format in
             format.frameSizes.compactMap { range -> Candidate? in
                 let size: FrameDimensions
@@ -239,7 +263,8 @@ public enum ModeSelector {
                 } else {
                     size = range.max
                 }
-                return Candidate(format: format, size: size, intervals: range.intervals, inputRate: probe.current?.frameRate)
+                return Candidate(
+                    format: format, size: size, intervals: range.intervals, inputRate: probe.current?.frameRate)
             }
         }
     }
@@ -251,7 +276,9 @@ public enum ModeSelector {
             return rank(a.element) != rank(b.element) ? rank(a.element) < rank(b.element) : a.offset < b.offset
         }
         var order: [String: Int] = [:]
-        for (position, entry) in ordered.enumerated() { order[entry.element.fourcc + entry.element.bufferType] = position }
+        for (position, entry) in ordered.enumerated() {
+            order[entry.element.fourcc + entry.element.bufferType] = position
+        }
         return order
     }
 
@@ -279,7 +306,8 @@ public enum ModeSelector {
             return d
         }
         let nearest = bySize.sorted { a, b in
-            let da = distance(a.key, a.value.rate), db = distance(b.key, b.value.rate)
+            let da = distance(a.key, a.value.rate)
+            let db = distance(b.key, b.value.rate)
             return da != db ? da < db : a.key.area > b.key.area
         }.prefix(4).map { size, offer in
             "\(size) at up to \(offer.rate.map { "\($0.decimalDescription) fps" } ?? "an unknown rate") "

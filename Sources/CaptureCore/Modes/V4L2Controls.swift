@@ -46,8 +46,9 @@ enum V4L2Controls {
                 dims: dims, menu: [])
             readValue(handle, query: query, into: &control)
             if query.type == ControlType.menu.rawValue || query.type == ControlType.integerMenu.rawValue {
-                control.menu = menuEntries(handle, id: query.id, range: query.minimum...query.maximum,
-                                           integer: query.type == ControlType.integerMenu.rawValue)
+                control.menu = menuEntries(
+                    handle, id: query.id, range: query.minimum...query.maximum,
+                    integer: query.type == ControlType.integerMenu.rawValue)
             }
             controls.append(control)
         }
@@ -87,8 +88,9 @@ enum V4L2Controls {
                     step: UInt64(query.step), defaultValue: Int64(query.default_value), value: value,
                     stringValue: nil, flags: flagNames(query.flags), dims: [],
                     menu: isMenu
-                        ? menuEntries(handle, id: query.id, range: Int64(query.minimum)...Int64(query.maximum),
-                                      integer: query.type == ControlType.integerMenu.rawValue)
+                        ? menuEntries(
+                            handle, id: query.id, range: Int64(query.minimum)...Int64(query.maximum),
+                            integer: query.type == ControlType.integerMenu.rawValue)
                         : []))
         }
         return controls
@@ -122,7 +124,8 @@ enum V4L2Controls {
         guard ok else { return }
         switch type {
         case .string:
-            control.stringValue = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            control.stringValue = String(
+                decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         case .integer64:
             control.value = one.value64
         case .bitmask:

@@ -29,7 +29,9 @@ public enum CameraProber {
         let caps = try handle.queryCapabilities()
         let nodeCaps = V4L2Capabilities.nodeCapabilities(capabilities: caps.capabilities, deviceCaps: caps.device_caps)
         var bufferTypes: [(UInt32, String)] = []
-        if nodeCaps.contains(.videoCapture) { bufferTypes.append((V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue, "video-capture")) }
+        if nodeCaps.contains(.videoCapture) {
+            bufferTypes.append((V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue, "video-capture"))
+        }
         if nodeCaps.contains(.videoCaptureMultiplanar) {
             bufferTypes.append((V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE.rawValue, "video-capture-mplane"))
         }
@@ -56,7 +58,9 @@ public enum CameraProber {
         return code & bigEndianFlag != 0 ? text + "-BE" : text
     }
 
-    static func enumerateFormats(_ handle: V4L2Handle, bufferType: UInt32, typeName: String) throws(V4L2CallError) -> [CameraFormat] {
+    static func enumerateFormats(_ handle: V4L2Handle, bufferType: UInt32, typeName: String) throws(V4L2CallError)
+        -> [CameraFormat]
+    {
         var formats: [CameraFormat] = []
         for index in 0... {
             var desc = v4l2_fmtdesc()
@@ -64,7 +68,7 @@ public enum CameraProber {
             desc.type = bufferType
             do {
                 try handle.ioctl(CShim_VIDIOC_ENUM_FMT, "VIDIOC_ENUM_FMT", &desc)
-            } catch where error.code == EINVAL {
+            } catch  where error.code == EINVAL {
                 break
             }
             let code = desc.pixelformat
@@ -86,10 +90,13 @@ public enum CameraProber {
             var entry = v4l2_frmsizeenum()
             entry.index = UInt32(index)
             entry.pixel_format = code
-            guard (try? handle.ioctl(CShim_VIDIOC_ENUM_FRAMESIZES, "VIDIOC_ENUM_FRAMESIZES", &entry)) != nil else { break }
+            guard (try? handle.ioctl(CShim_VIDIOC_ENUM_FRAMESIZES, "VIDIOC_ENUM_FRAMESIZES", &entry)) != nil else {
+                break
+            }
             switch entry.type {
             case V4L2_FRMSIZE_TYPE_DISCRETE.rawValue:
-                let w = Int(entry.discrete.width), h = Int(entry.discrete.height)
+                let w = Int(entry.discrete.width)
+                let h = Int(entry.discrete.height)
                 sizes.append(.discrete(w, h, frameIntervals(handle, code: code, width: w, height: h)))
             default:
                 let s = entry.stepwise

@@ -73,7 +73,8 @@ final class AudioPath {
         if firstTime == nil { firstTime = max(0, time) }
         if resampler == nil {
             resampler = try Resampler(
-                inputFormat: frame.sampleFormat, inputRate: Int(inputRate), inputLayout: frame.pointer.pointee.ch_layout,
+                inputFormat: frame.sampleFormat, inputRate: Int(inputRate),
+                inputLayout: frame.pointer.pointee.ch_layout,
                 outputFormat: encoder.sampleFormat, outputRate: encoder.sampleRate, outputLayout: encoder.channelLayout)
         }
         let first = resampler!.nextOutputSample(capturedAt: time)

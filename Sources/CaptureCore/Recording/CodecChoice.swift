@@ -54,10 +54,13 @@ enum CodecChoice {
                 let working = RecordingRequest.VideoCodec.allCases.filter { codec in
                     codecID(codec, in: container).map { holds(container, $0) } ?? false
                 }
-                let others = ContainerFormat.extensions { other in other.holdsVideo && (codecID(video, in: other).map { holds(other, $0) } ?? false) }
+                let others = ContainerFormat.extensions { other in
+                    other.holdsVideo && (codecID(video, in: other).map { holds(other, $0) } ?? false)
+                }
                 throw .usage(
                     "\(file) files cannot hold \(video.rawValue) video; use --codec "
-                        + working.map(\.rawValue).joined(separator: " or ") + ", or record \(video.rawValue) to \(others)")
+                        + working.map(\.rawValue).joined(separator: " or ")
+                        + ", or record \(video.rawValue) to \(others)")
             }
         }
         if let audio {
@@ -71,7 +74,8 @@ enum CodecChoice {
                 let others = ContainerFormat.extensions { $0.holdsAudio && holds($0, codecID(audio)) }
                 throw .usage(
                     "\(file) files cannot hold \(audio.rawValue) audio; use --audio-codec "
-                        + working.map(\.rawValue).joined(separator: " or ") + ", or record \(audio.rawValue) to \(others)")
+                        + working.map(\.rawValue).joined(separator: " or ")
+                        + ", or record \(audio.rawValue) to \(others)")
             }
         }
     }
@@ -83,7 +87,9 @@ enum CodecChoice {
 
     /// The PCM codec that stores `format` samples as they are (`av_get_pcm_codec`, little endian),
     /// if `container` holds it; else 16-bit PCM.
-    static func pcmEncoder(for format: AVSampleFormat, in container: ContainerFormat) -> (name: String, format: AVSampleFormat) {
+    static func pcmEncoder(for format: AVSampleFormat, in container: ContainerFormat) -> (
+        name: String, format: AVSampleFormat
+    ) {
         let packed = av_get_packed_sample_fmt(format)
         let id = av_get_pcm_codec(packed, 0)
         if id != AV_CODEC_ID_NONE, holds(container, id), let codec = avcodec_find_encoder(id) {

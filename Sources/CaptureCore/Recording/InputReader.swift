@@ -125,7 +125,9 @@ final class InputReader: @unchecked Sendable {
         let name = source.device.name
         switch error.errno {
         case ENODEV?, ENXIO?:
-            return .io(subject: name, reason: "the device was lost (unplugged or disconnected); the file is finalized up to there")
+            return .io(
+                subject: name,
+                reason: "the device was lost (unplugged or disconnected); the file is finalized up to there")
         default:
             return .io(subject: name, reason: "reading the device failed: \(error)")
         }

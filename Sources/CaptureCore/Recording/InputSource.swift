@@ -27,7 +27,8 @@ struct InputSource: Sendable {
     /// The input for `device` as a source of `kind`, set up for `request`.
     ///
     /// - Throws: `CaptureError.usage` for options that do not apply to the device.
-    static func make(_ device: Device, kind: Device.Kind, request: RecordingRequest) throws(CaptureError) -> InputSource {
+    static func make(_ device: Device, kind: Device.Kind, request: RecordingRequest) throws(CaptureError) -> InputSource
+    {
         switch device.api {
         case .test:
             if kind == .video {
@@ -39,7 +40,8 @@ struct InputSource: Sendable {
                 let odd = size.width % 2 == 1 || size.height % 2 == 1
                 if let name = request.inputFormat {
                     throw ModeSelector.fixedFormatError(
-                        name, device: device.name, delivers: "the test source delivers \(odd ? "yuv444p" : "yuv420p") only")
+                        name, device: device.name,
+                        delivers: "the test source delivers \(odd ? "yuv444p" : "yuv420p") only")
                 }
                 let format = odd ? ",format=yuv444p" : ""
                 let graph = "testsrc2=size=\(size):rate=\(rate)\(format),realtime"
@@ -56,7 +58,8 @@ struct InputSource: Sendable {
             }
             if kind == .video, let name = request.inputFormat {
                 throw ModeSelector.fixedFormatError(
-                    name, device: device.name, delivers: "a lavfi graph delivers what it ends in; set format= in the graph")
+                    name, device: device.name,
+                    delivers: "a lavfi graph delivers what it ends in; set format= in the graph")
             }
             if kind == .video && (request.videoSize != nil || request.frameRate != nil) {
                 throw .usage("--video-size and --framerate do not apply to a lavfi graph; set them in the graph")
@@ -77,7 +80,9 @@ struct InputSource: Sendable {
             if mode.multiplanar {
                 throw .notSupported(
                     device: path,
-                    reason: "the camera captures through the multiplanar API only, which FFmpeg 5.1's v4l2 input cannot use")
+                    reason:
+                        "the camera captures through the multiplanar API only, which FFmpeg 5.1's v4l2 input cannot use"
+                )
             }
             var options = ["input_format": mode.inputFormat, "video_size": "\(mode.width)x\(mode.height)"]
             if let rate = mode.frameRate, !mode.rateFromInput { options["framerate"] = rate.description }
@@ -91,7 +96,8 @@ struct InputSource: Sendable {
             // for is converted afterwards. Asking libasound first also turns FFmpeg's bare EIO for
             // any open failure into busy (naming the holder), denied or missing.
             let probe = try MicrophoneProber.probe(device)
-            let plan = try AudioFormatChoice.choose(for: probe, sampleRate: request.sampleRate, channels: request.channels)
+            let plan = try AudioFormatChoice.choose(
+                for: probe, sampleRate: request.sampleRate, channels: request.channels)
             let options = ["sample_rate": "\(plan.sampleRate)", "channels": "\(plan.channels)"]
             let url: String
             if device.api == .pulse {
@@ -133,7 +139,8 @@ struct InputSource: Sendable {
             return .busy(device: node, holder: holders.isEmpty ? nil : holders.joined(separator: ", "))
         case EACCES?, EPERM?:
             let group = device.v4l2.flatMap { V4L2Discovery.groupName(path: $0.path) }
-            return .permissionDenied(device: device.v4l2?.path ?? name, group: group ?? (kind == .video ? "video" : "audio"))
+            return .permissionDenied(
+                device: device.v4l2?.path ?? name, group: group ?? (kind == .video ? "video" : "audio"))
         case ENOENT?, ENODEV?, ENXIO?:
             return .deviceNotFound(device: name, valid: [], hint: nil)
         default:

@@ -62,7 +62,8 @@ final class PacketQueue: @unchecked Sendable {
     func addLane(live: Bool, dropsOldest: Bool, capacity: Int) -> Int {
         condition.withLock {
             lanes.append(
-                LaneState(items: PacketRing(capacity: capacity), live: live, dropsOldest: dropsOldest, capacity: capacity))
+                LaneState(
+                    items: PacketRing(capacity: capacity), live: live, dropsOldest: dropsOldest, capacity: capacity))
             return lanes.count - 1
         }
     }
@@ -135,7 +136,8 @@ final class PacketQueue: @unchecked Sendable {
         condition.withLock {
             let deadline = Date(timeIntervalSinceNow: timeout)
             while true {
-                for index in lanes.indices where lanes[index].ended && lanes[index].count == 0
+                for index in lanes.indices
+                where lanes[index].ended && lanes[index].count == 0
                     && !reportedEnd.contains(index)
                 {
                     reportedEnd.insert(index)

@@ -103,7 +103,9 @@ public final class Recorder {
 
     func writeError(_ error: FFmpegError) -> CaptureError {
         if error.errno == ENOSPC {
-            return .io(subject: request.output, reason: "disk full (no space left on device); the file keeps what was written before")
+            return .io(
+                subject: request.output,
+                reason: "disk full (no space left on device); the file keeps what was written before")
         }
         return .io(subject: request.output, reason: "writing failed: \(error)")
     }
@@ -174,7 +176,9 @@ public final class Recorder {
                     }
                     if video.path.done, let frames = request.frames, video.path.written >= frames {
                         stopReason = "frames"
-                        if let end = video.path.endOfLastFrame { audio?.path.endTime = min(audio?.path.endTime ?? end, end) }
+                        if let end = video.path.endOfLastFrame {
+                            audio?.path.endTime = min(audio?.path.endTime ?? end, end)
+                        }
                     }
                 } else if let audio, lane == audio.lane {
                     do {
@@ -197,10 +201,13 @@ public final class Recorder {
 
             // Housekeeping, at most a few times a second.
             let after = SessionClock.now()
-            if stoppingSince == nil, let stalled = stalledLane(now: after, startedAt: startedAt, endedLanes: endedLanes) {
+            if stoppingSince == nil, let stalled = stalledLane(now: after, startedAt: startedAt, endedLanes: endedLanes)
+            {
                 failure = .io(
                     subject: stalled,
-                    reason: "no data for \(Self.seconds(request.stallTimeout)) s; the device stalled. The file is finalized up to there")
+                    reason:
+                        "no data for \(Self.seconds(request.stallTimeout)) s; the device stalled. The file is finalized up to there"
+                )
                 stopReason = "error"
                 break loop
             }
@@ -223,7 +230,8 @@ public final class Recorder {
                 let bytes = output.bytesWritten
                 onProgress(
                     RecordingProgress(
-                        elapsed: elapsed, frames: frames, fps: fps, dropped: video?.path.droppedTotal ?? 0, bytes: bytes,
+                        elapsed: elapsed, frames: frames, fps: fps, dropped: video?.path.droppedTotal ?? 0,
+                        bytes: bytes,
                         bitRate: elapsed > 0 ? Double(bytes) * 8 / elapsed : 0))
             }
         }

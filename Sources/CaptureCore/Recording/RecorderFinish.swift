@@ -13,7 +13,8 @@ extension Recorder {
         }
         guard output.headerWritten else {
             // Nothing reached the file, so there is no file: report why.
-            throw failure ?? .failed("\(request.output): nothing was recorded; no frame or sample arrived before the stop")
+            throw failure
+                ?? .failed("\(request.output): nothing was recorded; no frame or sample arrived before the stop")
         }
         do {
             try output.finish()
@@ -41,7 +42,8 @@ extension Recorder {
                 width: path.width, height: path.height,
                 pixelFormat: repairedString(av_get_pix_fmt_name(Self.storedPixelFormat(path.pixelFormat, codec: codec)))
                     ?? video.input.pixelFormat ?? "?",
-                frameRateRequested: request.frameRate, frameRate: path.rate, frameRateMeasured: path.measuredRate.map { ($0 * 1000).rounded() / 1000 },
+                frameRateRequested: request.frameRate, frameRate: path.rate,
+                frameRateMeasured: path.measuredRate.map { ($0 * 1000).rounded() / 1000 },
                 framesWritten: path.written,
                 framesDropped: .init(late: path.late, corrupt: path.corrupt, gaps: path.gaps),
                 start: Double(path.firstTime ?? 0) / 1e6)
@@ -55,7 +57,8 @@ extension Recorder {
                 device: audio.source.device.name, input: audio.input.summary, codec: encoder.name,
                 sampleRate: encoder.sampleRate, channels: Int(encoder.channelLayout.nb_channels),
                 sampleFormat: repairedString(av_get_sample_fmt_name(encoder.sampleFormat)) ?? "?",
-                samples: audio.path.samples, overruns: audio.path.overruns, start: Double(audio.path.firstTime ?? 0) / 1e6)
+                samples: audio.path.samples, overruns: audio.path.overruns,
+                start: Double(audio.path.firstTime ?? 0) / 1e6)
         }
         summary.startOffset = measuredStartOffset.map { ($0 * 1e6).rounded() / 1e6 }
         return RecordingResult(summary: summary, failure: failure)

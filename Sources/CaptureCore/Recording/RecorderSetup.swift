@@ -17,7 +17,8 @@ extension Recorder {
         var videoName = request.video
         let audioName = request.audio
         if videoName == nil && audioName == nil {
-            guard let camera = DeviceDiscovery.list(video: true, audio: false).cameras.first(where: { $0.api == .v4l2 }) else {
+            guard let camera = DeviceDiscovery.list(video: true, audio: false).cameras.first(where: { $0.api == .v4l2 })
+            else {
                 throw .deviceNotFound(
                     device: "camera", valid: [],
                     hint: "no camera found; record the built-in test pattern with --video test")
@@ -30,8 +31,12 @@ extension Recorder {
         try CodecChoice.validate(video: videoCodec, audio: audioCodec, in: container)
         try checkOutputPath()
 
-        let videoDevice = try videoName.map { name throws(CaptureError) in try DeviceResolver.resolve(name, kind: .video) }
-        let audioDevice = try audioName.map { name throws(CaptureError) in try DeviceResolver.resolve(name, kind: .audio) }
+        let videoDevice = try videoName.map { name throws(CaptureError) in
+            try DeviceResolver.resolve(name, kind: .video)
+        }
+        let audioDevice = try audioName.map { name throws(CaptureError) in
+            try DeviceResolver.resolve(name, kind: .audio)
+        }
         output = try media("preparing \(request.output)") { () throws(FFmpegError) in
             try OutputContainer(path: request.output, formatName: container.muxer)
         }
@@ -60,7 +65,10 @@ extension Recorder {
             }
         }
         if videoCodec != .h264 {
-            for (given, name) in [(request.crf != nil, "--crf"), (request.preset != nil, "--preset"), (request.bitRate != nil, "--bitrate")]
+            for (given, name) in [
+                (request.crf != nil, "--crf"), (request.preset != nil, "--preset"),
+                (request.bitRate != nil, "--bitrate"),
+            ]
             where given {
                 throw .usage("\(name) applies to --codec h264 only")
             }
@@ -76,7 +84,8 @@ extension Recorder {
             let takes = Self.x264Formats420
             if !takes.contains(format) {
                 let names = takes.compactMap { repairedString(av_get_pix_fmt_name($0)) }
-                throw .usage("--codec h264 records 4:2:0 pixel formats only: \(names.joined(separator: ", ")); not \(name)")
+                throw .usage(
+                    "--codec h264 records 4:2:0 pixel formats only: \(names.joined(separator: ", ")); not \(name)")
             }
         }
     }
@@ -111,7 +120,9 @@ extension Recorder {
         }
     }
 
-    private func openInput(_ source: InputSource, kind: Device.Kind) throws(CaptureError) -> (InputContainer, Int, MediaStreamInfo) {
+    private func openInput(_ source: InputSource, kind: Device.Kind) throws(CaptureError) -> (
+        InputContainer, Int, MediaStreamInfo
+    ) {
         let input = try source.open(interrupt: stop.interrupt)
         if !source.live && kind == .video {
             // An unpaced lavfi graph does not declare its frame rate until some frames are read.
@@ -160,13 +171,17 @@ extension Recorder {
             guard let id = Optional(input.stream(index).pointee.codecpar.pointee.codec_id),
                 CodecChoice.holds(container, id)
             else {
-                throw .usage(".\(container.fileExtension) files cannot hold the camera's \(info.codec) packets; use --codec h264 or raw, or .mkv")
+                throw .usage(
+                    ".\(container.fileExtension) files cannot hold the camera's \(info.codec) packets; use --codec h264 or raw, or .mkv"
+                )
             }
             stream = try media("adding the video stream") { () throws(FFmpegError) in
                 try output.addStream(copying: input, stream: index, timeBase: microseconds)
             }
         case .h264, .raw:
-            decoder = try media("opening the video decoder") { () throws(FFmpegError) in try Decoder(input: input, stream: index) }
+            decoder = try media("opening the video decoder") { () throws(FFmpegError) in
+                try Decoder(input: input, stream: index)
+            }
             if codec == .h264 {
                 target.format = request.pixelFormat.map { av_get_pix_fmt($0) } ?? AV_PIX_FMT_YUV420P
                 let even = (width: max(2, width & ~1), height: max(2, height & ~1))
@@ -183,7 +198,8 @@ extension Recorder {
                 let name = repairedString(av_get_pix_fmt_name(target.format)) ?? "?"
                 if container.muxer == "yuv4mpegpipe" && !Self.y4mPixelFormats.contains(name) {
                     throw .usage(
-                        ".y4m files cannot hold \(name) pictures; use --pixel-format yuv420p, yuv422p or yuv444p, or record to .nut or .mkv")
+                        ".y4m files cannot hold \(name) pictures; use --pixel-format yuv420p, yuv422p or yuv444p, or record to .nut or .mkv"
+                    )
                 }
             }
             let settings = Encoder.VideoSettings(
@@ -195,7 +211,9 @@ extension Recorder {
                 try Encoder(video: name, settings, globalHeader: output.wantsGlobalHeader)
             }
             encoder = made
-            stream = try media("adding the video stream") { () throws(FFmpegError) in try output.addStream(encoder: made) }
+            stream = try media("adding the video stream") { () throws(FFmpegError) in
+                try output.addStream(encoder: made)
+            }
         }
         let path = VideoPath(
             stream: stream, rate: rate, decoder: decoder, encoder: encoder, width: target.width, height: target.height,
@@ -207,7 +225,9 @@ extension Recorder {
         // drops anything. An unpaced source waits for the loop anyway: two frames keep its reader
         // one frame ahead, and a deeper queue would only hold more 1.4 MB pictures.
         let lane = queue.addLane(live: source.live, dropsOldest: source.live, capacity: source.live ? 8 : 2)
-        readers.append(InputReader(input: input, stream: index, source: source, lane: lane, queue: queue, interrupt: stop.interrupt))
+        readers.append(
+            InputReader(
+                input: input, stream: index, source: source, lane: lane, queue: queue, interrupt: stop.interrupt))
         video = (path, lane, source, info)
     }
 
@@ -220,7 +240,8 @@ extension Recorder {
         let format = AVPixelFormat(rawValue: parameters.format)
         guard parameters.codec_id == AV_CODEC_ID_RAWVIDEO, format != AV_PIX_FMT_NONE,
             let descriptor = av_pix_fmt_desc_get(format),
-            descriptor.pointee.flags & UInt64(AV_PIX_FMT_FLAG_PAL | AV_PIX_FMT_FLAG_HWACCEL | AV_PIX_FMT_FLAG_BITSTREAM) == 0,
+            descriptor.pointee.flags & UInt64(AV_PIX_FMT_FLAG_PAL | AV_PIX_FMT_FLAG_HWACCEL | AV_PIX_FMT_FLAG_BITSTREAM)
+                == 0,
             parameters.codec_tag == 0 || parameters.codec_tag == avcodec_pix_fmt_to_codec_tag(format)
         else { return nil }
         let size = av_image_get_buffer_size(format, parameters.width, parameters.height, 1)
@@ -267,7 +288,9 @@ extension Recorder {
         }
         let rates = Encoder.sampleRates(of: name)
         if !rates.isEmpty && !rates.contains(rate) {
-            let nearest = rates.min { abs($0 - rate) < abs($1 - rate) || (abs($0 - rate) == abs($1 - rate) && $0 > $1) }!
+            let nearest = rates.min {
+                abs($0 - rate) < abs($1 - rate) || (abs($0 - rate) == abs($1 - rate) && $0 > $1)
+            }!
             if request.sampleRate != nil {
                 onWarning("\(name) does not take \(rate) Hz; recording at \(nearest) Hz")
             }
@@ -275,14 +298,20 @@ extension Recorder {
         }
         let settings = Encoder.AudioSettings(
             sampleRate: rate, channels: channels, sampleFormat: format, bitRate: bitRate, options: options)
-        let decoder = try media("opening the audio decoder") { () throws(FFmpegError) in try Decoder(input: input, stream: index) }
+        let decoder = try media("opening the audio decoder") { () throws(FFmpegError) in
+            try Decoder(input: input, stream: index)
+        }
         let encoder = try media("opening the \(name) encoder") { () throws(FFmpegError) in
             try Encoder(audio: name, settings, globalHeader: output.wantsGlobalHeader)
         }
-        let stream = try media("adding the audio stream") { () throws(FFmpegError) in try output.addStream(encoder: encoder) }
+        let stream = try media("adding the audio stream") { () throws(FFmpegError) in
+            try output.addStream(encoder: encoder)
+        }
         let path = try AudioPath(stream: stream, decoder: decoder, encoder: encoder)
         let lane = queue.addLane(live: source.live, dropsOldest: false, capacity: source.live ? 512 : 32)
-        readers.append(InputReader(input: input, stream: index, source: source, lane: lane, queue: queue, interrupt: stop.interrupt))
+        readers.append(
+            InputReader(
+                input: input, stream: index, source: source, lane: lane, queue: queue, interrupt: stop.interrupt))
         audio = (path, lane, source, info)
     }
 

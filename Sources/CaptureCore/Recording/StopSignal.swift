@@ -21,7 +21,9 @@ public final class StopSignal: Sendable {
 
     /// Asks the recording to stop; it flushes the encoders and writes the trailer first.
     public func request(signal: Int32 = 0) {
-        if signal != 0 { _ = signalNumber.compareExchange(expected: 0, desired: signal, ordering: .acquiringAndReleasing) }
+        if signal != 0 {
+            _ = signalNumber.compareExchange(expected: 0, desired: signal, ordering: .acquiringAndReleasing)
+        }
         requested.store(true, ordering: .releasing)
         interrupt.raise()
     }

@@ -3,7 +3,9 @@ import Testing
 @testable import CaptureCore
 
 @Suite struct ModeSelectorTests {
-    func select(_ probe: CameraProbe, size: String? = nil, rate: String? = nil, format: String? = nil, copy: Bool = false)
+    func select(
+        _ probe: CameraProbe, size: String? = nil, rate: String? = nil, format: String? = nil, copy: Bool = false
+    )
         throws(CaptureError) -> VideoMode
     {
         let request = VideoRequest(
@@ -34,7 +36,9 @@ import Testing
     }
 
     @Test func c01FullHDAt30IsRefusedNamingTheRatesOnOffer() {
-        let reason = notSupportedReason { () throws(CaptureError) in try select(VividFixtures.webcam, size: "1920x1080", rate: "30") }
+        let reason = notSupportedReason { () throws(CaptureError) in
+            try select(VividFixtures.webcam, size: "1920x1080", rate: "30")
+        }
         #expect(reason != nil)
         #expect(reason?.contains("1920x1080 at 30 fps") == true)
         #expect(reason?.contains("1920x1080 at up to 5 fps") == true)
@@ -67,11 +71,14 @@ import Testing
         // FFmpeg's v4l2 input asks for YU12 first under yuv420p, so YV12 is never what it gets.
         #expect(try select(VividFixtures.webcam, format: "yuv420p").fourcc == "YU12")
         for name in ["mjpeg", "h264", "MJPG"] {
-            let reason = notSupportedReason { () throws(CaptureError) in try select(VividFixtures.webcam, format: name) }
+            let reason = notSupportedReason { () throws(CaptureError) in try select(VividFixtures.webcam, format: name)
+            }
             #expect(reason?.contains("YUYV (yuyv422)") == true, "\(name)")
         }
         // Offered by the camera, but FFmpeg 5.1's v4l2 input has no mapping for it.
-        #expect(notSupportedReason { () throws(CaptureError) in try select(VividFixtures.webcam, format: "YVYU") }?.contains("cannot capture") == true)
+        #expect(
+            notSupportedReason { () throws(CaptureError) in try select(VividFixtures.webcam, format: "YVYU") }?
+                .contains("cannot capture") == true)
         #expect(throws: CaptureError.self) { try select(VividFixtures.webcam, format: "foo") }
         do {
             _ = try select(VividFixtures.webcam, format: "foo")
@@ -81,7 +88,9 @@ import Testing
     }
 
     @Test func copyNeedsACompressedFormat() {
-        #expect(notSupportedReason { () throws(CaptureError) in try select(VividFixtures.webcam, copy: true) }?.contains("compressed") == true)
+        #expect(
+            notSupportedReason { () throws(CaptureError) in try select(VividFixtures.webcam, copy: true) }?.contains(
+                "compressed") == true)
     }
 
     // MARK: vivid HDMI and S-Video (stepwise sizes, rate tied to the input)
@@ -95,12 +104,15 @@ import Testing
     @Test func hdmiTakesAnySizeOnItsStep() throws {
         let mode = try select(VividFixtures.hdmi, size: "1920x1080", rate: "60")
         #expect(mode.size == FrameDimensions(width: 1920, height: 1080))
-        #expect(notSupportedReason { () throws(CaptureError) in try select(VividFixtures.hdmi, size: "1921x1080") } != nil)
+        #expect(
+            notSupportedReason { () throws(CaptureError) in try select(VividFixtures.hdmi, size: "1921x1080") } != nil)
         #expect(notSupportedReason { () throws(CaptureError) in try select(VividFixtures.hdmi, size: "8x8") } != nil)
     }
 
     @Test func hdmiLockedTo60RefusesA30Request() {
-        let reason = notSupportedReason { () throws(CaptureError) in try select(VividFixtures.hdmi, size: "1280x720", rate: "30") }
+        let reason = notSupportedReason { () throws(CaptureError) in
+            try select(VividFixtures.hdmi, size: "1280x720", rate: "30")
+        }
         #expect(reason?.contains("60 fps") == true)
     }
 
@@ -114,7 +126,8 @@ import Testing
         #expect(mode.frameRate == Rational(60, 1))
         #expect(mode.rateFromInput)
         #expect(try select(probe, size: "640x480", rate: "60").size == FrameDimensions(width: 640, height: 480))
-        #expect(notSupportedReason { () throws(CaptureError) in try select(probe, rate: "30") }?.contains("60 fps") == true)
+        #expect(
+            notSupportedReason { () throws(CaptureError) in try select(probe, rate: "30") }?.contains("60 fps") == true)
     }
 
     @Test func svideoFollowsThePALStandard() throws {
