@@ -27,8 +27,13 @@ struct BuiltBinary {
 
     /// Runs `capture arguments...` with `environment` added to ours, and waits for it.
     static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+        try run(url, arguments, environment: environment)
+    }
+
+    /// Runs any program with `environment` added to ours, and collects what it prints.
+    static func run(_ executable: URL, _ arguments: [String], environment: [String: String] = [:]) throws -> Result {
         let process = Process()
-        process.executableURL = url
+        process.executableURL = executable
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let out = Pipe()

@@ -58,24 +58,7 @@ struct RecordOracle {
     enum OracleError: Error { case unreadable(path: String, stderr: String) }
 
     static func runTool(_ name: String, _ arguments: [String]) throws -> BuiltBinary.Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [name] + arguments
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let group = DispatchGroup()
-        nonisolated(unsafe) var errData = Data()
-        DispatchQueue.global().async(group: group) { errData = err.fileHandleForReading.readDataToEndOfFile() }
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
-        process.waitUntilExit()
-        return BuiltBinary.Result(
-            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-            stderr: String(decoding: errData, as: UTF8.self))
+        try BuiltBinary.run(URL(fileURLWithPath: "/usr/bin/env"), [name] + arguments)
     }
 }
 
