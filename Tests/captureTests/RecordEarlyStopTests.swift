@@ -6,6 +6,11 @@ import Testing
 @Suite struct RecordEarlyStopTests {
     /// True once `pid` has a handler for `signal` (the `SigCgt` mask of /proc/PID/status).
     static func catches(_ pid: pid_t, _ signal: Int32) -> Bool {
+        // The pid is the wrapping shell's until it execs capture; a handler the shell holds says
+        // nothing about capture's, and a signal sent then is lost to the exec.
+        guard let name = try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8),
+            name.trimmingCharacters(in: .whitespacesAndNewlines) == "capture"
+        else { return false }
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
             let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigCgt:") }),
             let mask = UInt64(line.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16)
