@@ -33,6 +33,9 @@ struct RecordCommand: Command {
             .option("--sample-rate", "Hz", help: "Audio sample rate to record.", default: "the microphone's"),
             .option("--channels", "n", help: "Audio channels to record.", default: "the microphone's"),
             .option(
+                "--sample-format", "format", help: "PCM or FLAC sample format: s16, s24, s32 or flt.",
+                default: "the microphone's; FLAC at most s24"),
+            .option(
                 "--audio-codec", "codec", help: "Audio codec: aac, opus, pcm or flac.",
                 default: "aac for .mp4 .mov .m4a, pcm for .mkv .nut .avi .wav, flac for .flac, opus for .opus"),
             .option("--duration", "seconds", help: "Stop after this many seconds."),
@@ -88,6 +91,12 @@ struct RecordCommand: Command {
                 throw fail("--audio-codec takes aac, opus, pcm or flac, not '\(text)'")
             }
             request.audioCodec = codec
+        }
+        if let text = arguments.value("--sample-format") {
+            guard let format = RecordingRequest.SampleFormat(rawValue: text) else {
+                throw fail("--sample-format takes s16, s24, s32 or flt, not '\(text)'")
+            }
+            request.sampleFormat = format
         }
         request.crf = try number("--crf", 0...51)
         if let preset = arguments.value("--preset") {
@@ -190,7 +199,10 @@ struct RecordCommand: Command {
                 + "(\(d.late) late, \(d.corrupt) corrupt, \(d.gaps) in gaps), starts at \(String(format: "%.3f", v.start)) s\n"
         }
         if let a = s.audio {
-            let channels = a.channels == 1 ? "1 channel" : "\(a.channels) channels"
+            var channels = a.channels == 1 ? "1 channel" : "\(a.channels) channels"
+            if let layout = a.channelLayout, !["mono", "stereo", channels].contains(layout) {
+                channels += " (\(layout))"
+            }
             out += "  audio: \(a.device) \(a.input) -> \(a.codec) \(a.sampleFormat) \(a.sampleRate) Hz \(channels)\n"
             out +=
                 "         \(a.samples) samples written, \(a.overruns) overruns, starts at \(String(format: "%.3f", a.start)) s\n"

@@ -72,9 +72,14 @@ final class AudioPath {
         expectedNext = time + count * 1_000_000 / inputRate
         if firstTime == nil { firstTime = max(0, time) }
         if resampler == nil {
+            // A device's channels carry no positions (ALSA numbers them, and a count FFmpeg has no
+            // name for comes unspecified): the same count is the same channels, in order, under
+            // the layout the encoder writes, never a remix between two guesses.
+            let input = frame.pointer.pointee.ch_layout
+            let sameCount = input.nb_channels == encoder.channelLayout.nb_channels
             resampler = try Resampler(
                 inputFormat: frame.sampleFormat, inputRate: Int(inputRate),
-                inputLayout: frame.pointer.pointee.ch_layout,
+                inputLayout: sameCount ? encoder.channelLayout : input,
                 outputFormat: encoder.sampleFormat, outputRate: encoder.sampleRate, outputLayout: encoder.channelLayout)
         }
         let first = resampler!.nextOutputSample(capturedAt: time)

@@ -97,7 +97,8 @@ struct InputSource: Sendable {
             // any open failure into busy (naming the holder), denied or missing.
             let probe = try MicrophoneProber.probe(device)
             let plan = try AudioFormatChoice.choose(
-                for: probe, sampleRate: request.sampleRate, channels: request.channels)
+                for: probe, sampleRate: request.sampleRate, channels: request.channels,
+                sampleFormat: request.sampleFormat)
             let options = ["sample_rate": "\(plan.sampleRate)", "channels": "\(plan.channels)"]
             let url: String
             if device.api == .pulse {

@@ -32,6 +32,8 @@ public final class Recorder {
     var video: (path: VideoPath, lane: Int, source: InputSource, input: MediaStreamInfo)?
     var audio: (path: AudioPath, lane: Int, source: InputSource, input: MediaStreamInfo)?
     var muxerOptions: [String: String] = [:]
+    /// What the audio encoder writes (`setUpAudio`).
+    var audioEncoderPlan: AudioEncoderPlan?
     /// The microphone's first sample minus the camera's first frame, as the devices delivered
     /// them, in seconds.
     var measuredStartOffset: Double?

@@ -56,7 +56,9 @@ extension Recorder {
             summary.audio = RecordingSummary.Audio(
                 device: audio.source.device.name, input: audio.input.summary, codec: encoder.name,
                 sampleRate: encoder.sampleRate, channels: Int(encoder.channelLayout.nb_channels),
-                sampleFormat: repairedString(av_get_sample_fmt_name(encoder.sampleFormat)) ?? "?",
+                sampleFormat: audioEncoderPlan?.writtenFormat
+                    ?? repairedString(av_get_sample_fmt_name(encoder.sampleFormat)) ?? "?",
+                channelLayout: audioEncoderPlan?.layout.name,
                 samples: audio.path.samples, overruns: audio.path.overruns,
                 start: Double(audio.path.firstTime ?? 0) / 1e6)
         }

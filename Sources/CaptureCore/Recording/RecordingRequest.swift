@@ -18,6 +18,18 @@ public struct RecordingRequest: Sendable {
         case aac, opus, pcm, flac
     }
 
+    /// The sample format PCM and FLAC audio is written in (`--sample-format`).
+    public enum SampleFormat: String, Sendable, CaseIterable, Codable {
+        /// 16-bit integer.
+        case s16
+        /// 24-bit integer (3 bytes a sample in PCM, `pcm_s24le`).
+        case s24
+        /// 32-bit integer.
+        case s32
+        /// 32-bit float.
+        case flt
+    }
+
     /// The camera or video source; nil for audio only.
     public var video: DeviceName?
     /// The microphone or audio source; nil for video only.
@@ -44,6 +56,8 @@ public struct RecordingRequest: Sendable {
     /// Recorded channel count; nil: the device's.
     public var channels: Int?
     public var audioCodec: AudioCodec?
+    /// The sample format of PCM or FLAC audio; nil: the microphone's (FLAC: at most 24 bits).
+    public var sampleFormat: SampleFormat?
     /// Stop after this many seconds of recording.
     public var duration: Double?
     /// Stop after exactly this many video frames.
@@ -58,7 +72,8 @@ public struct RecordingRequest: Sendable {
         frameRate: Rational? = nil, inputFormat: String? = nil, pixelFormat: String? = nil,
         videoCodec: VideoCodec? = nil, crf: Int? = nil, preset: String? = nil, bitRate: Int? = nil,
         sampleRate: Int? = nil, channels: Int? = nil, audioCodec: AudioCodec? = nil,
-        duration: Double? = nil, frames: Int? = nil, force: Bool = false, stallTimeout: Double = 5
+        sampleFormat: SampleFormat? = nil, duration: Double? = nil, frames: Int? = nil, force: Bool = false,
+        stallTimeout: Double = 5
     ) {
         self.video = video
         self.audio = audio
@@ -74,6 +89,7 @@ public struct RecordingRequest: Sendable {
         self.sampleRate = sampleRate
         self.channels = channels
         self.audioCodec = audioCodec
+        self.sampleFormat = sampleFormat
         self.duration = duration
         self.frames = frames
         self.force = force

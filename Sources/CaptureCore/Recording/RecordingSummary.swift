@@ -42,7 +42,12 @@ public struct RecordingSummary: Codable, Hashable, Sendable {
         public var codec: String
         public var sampleRate: Int
         public var channels: Int
+        /// The sample format written: `s16`, `s24`, `s32` or `flt` for PCM and FLAC (as
+        /// `--sample-format` names them), the encoder's (`fltp`) for AAC and Opus.
         public var sampleFormat: String
+        /// The channel layout written, as FFmpeg names it: `mono`, `stereo`, `4.0`, `5.1`,
+        /// `10 channels` (unspecified order).
+        public var channelLayout: String?
         /// Samples per channel written.
         public var samples: Int64
         /// Gaps in the device's audio (overruns) filled with silence.
