@@ -211,6 +211,7 @@ struct RecordCommand: Command {
             out += "  audio/video start offset: \(String(format: "%+.3f", offset)) s\n"
         }
         out += "  stopped by: \(s.stopReason)\n"
+        if let problem = s.finishProblem { out += "  note: \(problem)\n" }
         return out
     }
 }

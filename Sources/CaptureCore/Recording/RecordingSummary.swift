@@ -62,6 +62,9 @@ public struct RecordingSummary: Codable, Hashable, Sendable {
     public var container: String
     public var video: Video?
     public var audio: Audio?
+    /// Why a finished MP4, MOV or M4A stays fragmented (its rewrite with the index in front
+    /// failed); nil when it was rewritten or the container is another.
+    public var finishProblem: String?
     /// The microphone's first sample minus the camera's first frame as the devices delivered
     /// them, in seconds, when both are recorded. The file starts where both have data, so its
     /// streams start within a frame of each other whatever this is.
