@@ -143,6 +143,7 @@ public final class Recorder {
         var lastFlush = SessionClock.now()
         var progressFrames = (time: SessionClock.now(), frames: 0)
 
+        let loopStart = SessionClock.now()
         // --duration ends on the session clock whatever a device's own clock does: a stream whose
         // times went astray would otherwise never reach the end. The margin lets devices deliver
         // what they captured up to the end (a sound server's last fragment).
@@ -210,7 +211,9 @@ public final class Recorder {
 
             // Housekeeping, at most a few times a second.
             let after = SessionClock.now()
-            if stoppingSince == nil, let stalled = stalledLane(now: after, startedAt: startedAt, endedLanes: endedLanes)
+            if stoppingSince == nil,
+                let stalled = stalledLane(
+                    now: after, startedAt: startedAt, loopStart: loopStart, endedLanes: endedLanes)
             {
                 failure = .io(
                     subject: stalled.device,
@@ -271,7 +274,10 @@ public final class Recorder {
 
     /// The device name of a live input silent or useless for longer than the stall timeout, if
     /// any, and what it did not send.
-    private func stalledLane(now: Int64, startedAt: Int64, endedLanes: Set<Int>) -> (
+    ///
+    /// - Parameters:
+    ///   - startedAt: when the readers started; `loopStart`: when every device had delivered.
+    private func stalledLane(now: Int64, startedAt: Int64, loopStart: Int64, endedLanes: Set<Int>) -> (
         device: String, lacking: String
     )? {
         let limit = Int64(request.stallTimeout * 1e6)
@@ -283,7 +289,7 @@ public final class Recorder {
         // A camera that keeps sending only what cannot be recorded (damaged frames, frames whose
         // times fall outside the recording) is as stalled as a silent one.
         if let video, video.source.live, !video.path.done, !endedLanes.contains(video.lane),
-            now - max(startedAt, video.path.lastWrittenAt ?? startedAt) > limit
+            now - (video.path.lastUsableAt ?? loopStart) > limit
         {
             return (video.source.device.name, "no usable frame")
         }

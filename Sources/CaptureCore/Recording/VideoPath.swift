@@ -29,9 +29,10 @@ final class VideoPath {
     /// MJPEG: a frame without its start and end markers was cut short on the way (players choke
     /// on it, a decoder shows half a picture).
     private let checksJPEGMarkers: Bool
-    /// When the last frame was written, on the session clock; nil before the first. A camera that
-    /// sends only frames nothing can use is stalled as surely as a silent one.
-    private(set) var lastWrittenAt: Int64?
+    /// When the last frame that was not damaged arrived, on the session clock; nil before the
+    /// first. A camera that sends only frames nothing can use is stalled as surely as a silent one;
+    /// frames the loop is too slow for still count as usable.
+    private(set) var lastUsableAt: Int64?
 
     private(set) var firstTime: Int64?
     private(set) var lastTime: Int64?
@@ -126,6 +127,7 @@ final class VideoPath {
             return
         }
         let slot = slot(of: time)
+        lastUsableAt = SessionClock.now()
         // Two frames in one slot: the second is late.
         if tally.isDuplicate(slot: slot) {
             tally.countDuplicate()
@@ -178,6 +180,7 @@ final class VideoPath {
     /// (`AVERROR_INVALIDDATA`, a missing reference, "no frame!"), so it costs that frame only.
     private func decode(_ packet: Packet, with decoder: Decoder) throws(CaptureError) -> [Frame] {
         var frames: [Frame] = []
+        let previousUsable = lastUsableAt
         do {
             try decoder.send(packet)
             while true {
@@ -187,7 +190,10 @@ final class VideoPath {
             }
         } catch {
             if error.errno == ENOMEM { throw .failed("decoding video failed: \(error)") }
-            if frames.isEmpty { tally.countCorrupt() }
+            if frames.isEmpty {
+                tally.countCorrupt()
+                lastUsableAt = previousUsable
+            }
             LibraryLog.shared.record(
                 level: AV_LOG_VERBOSE, line: "video frame dropped: the decoder rejected it: \(error)")
         }
@@ -196,7 +202,6 @@ final class VideoPath {
 
     private func accept(slot: Int64, time: Int64) {
         tally.countWritten(slot: slot, time: time)
-        lastWrittenAt = SessionClock.now()
         if firstTime == nil { firstTime = time }
         lastTime = time
     }
