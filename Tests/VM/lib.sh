@@ -30,7 +30,16 @@
 #                                    with KIND good (a whole JPEG), trunc (its first third), zero
 #                                    (0 bytes), garbage (random bytes), or stop (close the node
 #                                    and exit early); stop it early with loop_producer_stop
+#   loop_reset NODE                  lets NODE take a new writer (v4l2loopback 0.12.7 refuses one
+#                                    after a writer that used write(2), see below); the two
+#                                    producers above call it
 #   loop_packet_hashes FILE          the "size md5" of each video packet in FILE, one a line
+#   wait_for PID SECONDS             waits for PID, a child of this shell; sets vm_status to its
+#                                    exit status, or to 124 after killing it at SECONDS
+#   run_for NAME SECONDS COMMAND...  runs COMMAND with stdout and stderr in VM_OUT/NAME.out and
+#                                    .err; prints its exit status, or 124 if it was still running
+#                                    after SECONDS and had to be killed (a hang fails one check,
+#                                    not the whole test)
 
 # Prefer the distribution's python3: a user-level one (pyenv and the like) may be absent in CI.
 if [[ -x /usr/bin/python3 ]]; then
@@ -142,6 +151,7 @@ loop_producer_start() { # NODE CODEC SIZE RATE [BSF]
               bsf=h264_mp4toannexb${bsf:+,$bsf} ;;
         *) printf 'loop_producer_start: unknown codec %s\n' "$codec" >&2; return 64 ;;
     esac
+    loop_reset "$node" || return 1
     local out=(-f v4l2 "$node")
     if [[ -n ${LOOP_PACKETS:-} ]]; then
         # The tee muxer hands the very same packets to the node and to the hash list.
@@ -159,6 +169,28 @@ loop_producer_stop() { # NODE
     kill -TERM "$pid" 2>/dev/null || true
     wait "$pid" 2>/dev/null || true
     unset "vm_producers[$1]"
+}
+
+# v4l2loopback 0.12.7 forgets that a node takes writers once a writer that used write(2) (ffmpeg,
+# the frame writer) has closed it: only the close of one that called VIDIOC_STREAMON(OUTPUT) says
+# so again, and the node caps the kernel checks S_FMT against change only at VIDIOC_QUERYCAP.
+# Without both, the next writer's S_FMT fails with EINVAL and the node offers neither capture
+# nor output. STREAMON may fail for want of a format; it has marked the handle as a writer first.
+vm_loop_reset='
+import errno, fcntl, os, struct, sys
+fd = os.open(sys.argv[1], os.O_RDWR)
+try:
+    fcntl.ioctl(fd, 0x40045612, struct.pack("=I", 2))  # VIDIOC_STREAMON, V4L2_BUF_TYPE_VIDEO_OUTPUT
+except OSError:
+    pass
+os.close(fd)
+fd = os.open(sys.argv[1], os.O_RDWR)
+fcntl.ioctl(fd, 0x80685600, bytearray(104))  # VIDIOC_QUERYCAP
+os.close(fd)
+'
+
+loop_reset() { # NODE
+    "$VM_PYTHON" -I -S -c "$vm_loop_reset" "$1"
 }
 
 vm_frame_writer='
@@ -194,6 +226,7 @@ loop_write_frames() { # NODE SIZE RATE PLAN...
         ffmpeg -nostdin -v error -f lavfi -i "testsrc2=size=$size:rate=$rate" -frames:v 30 \
             -c:v mjpeg -q:v 5 "$jpegs/%03d.jpg" || return 1
     fi
+    loop_reset "$node" || return 1
     "$VM_PYTHON" -I -S -c "$vm_frame_writer" "$node" "$size" "$rate" "$jpegs" "$@" \
         >"$VM_OUT/writer-${node##*/}.log" 2>&1 &
     vm_producers[$node]=$!
@@ -202,6 +235,30 @@ loop_write_frames() { # NODE SIZE RATE PLAN...
 
 loop_packet_hashes() { # FILE
     ffmpeg -nostdin -v error -i "$1" -map 0:v:0 -c copy -f framemd5 - | awk -F', *' '!/^#/ { print $5, $6 }'
+}
+
+wait_for() { # PID SECONDS
+    local pid=$1 limit=$2 waited=0
+    vm_status=0
+    while kill -0 "$pid" 2>/dev/null && ((waited < limit * 10)); do
+        sleep 0.1
+        waited=$((waited + 1))
+    done
+    if kill -0 "$pid" 2>/dev/null; then
+        kill -KILL "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+        vm_status=124
+        return 0
+    fi
+    wait "$pid" || vm_status=$?
+}
+
+run_for() { # NAME SECONDS COMMAND...
+    local name=$1 limit=$2
+    shift 2
+    "$@" >"$VM_OUT/$name.out" 2>"$VM_OUT/$name.err" &
+    wait_for $! "$limit"
+    echo "$vm_status"
 }
 
 finish() {
