@@ -131,10 +131,12 @@ public final class Recorder {
                 subject: names.joined(separator: ", "),
                 reason: "no data within \(Self.seconds(request.stallTimeout)) s; the device stalled")
         }
+        stop.keepReadingOnStop()
+        // With a camera, the audio ends where its last frame ends, set once the video is done.
         if let duration = request.duration {
             let end = Int64(duration * 1e6)
             video?.path.endTime = end
-            audio?.path.endTime = end
+            if video == nil { audio?.path.endTime = end }
         }
 
         var failure: CaptureError?
@@ -162,7 +164,7 @@ public final class Recorder {
                 stopReason = stop.signal != 0 ? StopSignal.name(of: stop.signal) : "stop requested"
                 let end = now - t0
                 video?.path.endTime = min(video?.path.endTime ?? end, end)
-                audio?.path.endTime = min(audio?.path.endTime ?? end, end)
+                if video == nil { audio?.path.endTime = min(audio?.path.endTime ?? end, end) }
             }
             if let since = stoppingSince {
                 // A device delivers within a frame or an audio period; one silent for half a
@@ -188,10 +190,8 @@ public final class Recorder {
                     }
                     if video.path.done, let frames = request.frames, video.path.written >= frames {
                         stopReason = "frames"
-                        if let end = video.path.endOfLastFrame {
-                            audio?.path.endTime = min(audio?.path.endTime ?? end, end)
-                        }
                     }
+                    if video.path.done { alignAudioEnd() }
                 } else if let audio, lane == audio.lane {
                     do {
                         try audio.path.process(item.packet, time: time, mux: mux)
@@ -261,10 +261,19 @@ public final class Recorder {
         }
         // Stop the readers and drop what they still queue, then finalize. Frames the queue dropped
         // after the last one taken still count, if they fall within the recording.
+        alignAudioEnd()
         stop.interrupt.raise()
         queue.close()
         if let video { video.path.noteDropped(times: queue.takeDropped(lane: video.lane).map { $0 - t0 }) }
         return try finalize(failure: failure, stopReason: stopReason, t0: t0)
+    }
+
+    /// Ends the audio where the video ends, for every stop reason: the end of its last frame once
+    /// it is done, else the end it was given (a camera silent since the stop).
+    private func alignAudioEnd() {
+        guard let video, let audio, audio.path.endTime == nil, video.path.done || video.path.endTime != nil
+        else { return }
+        audio.path.endTime = video.path.endOfLastFrame ?? video.path.endTime
     }
 
     /// True when every stream has recorded all it should.
