@@ -1,5 +1,23 @@
 import CaptureCore
 
+/// What an option's value or a positional argument is, so that help, the manual page and the
+/// shell completions offer the same things: the generators read it, the parser does not.
+enum ValueKind: Equatable {
+    /// Free text or a number: nothing to offer.
+    case text
+    /// A file path; `extensions` (without the dot) are the ones worth offering, all when empty.
+    case file(extensions: [String])
+    /// One of a fixed list of words.
+    case choices([String])
+    /// A device name, asked of `capture list --names` when completing.
+    case device(DeviceScope)
+
+    /// Which devices a device argument takes.
+    enum DeviceScope: String {
+        case video, audio, any
+    }
+}
+
 /// One option of a command: a flag (`--json`) or an option with a value (`--duration <seconds>`).
 struct OptionSpec {
     /// Long name with dashes, e.g. `--duration`.
@@ -11,12 +29,18 @@ struct OptionSpec {
     var help: String
     /// Shown as `(default: ...)` at the end of the help line.
     var defaultValue: String?
+    /// What the value is; `.text` for a flag.
+    var kind: ValueKind = .text
+    /// Parsed but left out of help, the manual page and completions (queries for the scripts).
+    var hidden = false
 
-    static func flag(_ name: String, short: String? = nil, help: String) -> OptionSpec {
-        OptionSpec(name: name, short: short, value: nil, help: help, defaultValue: nil)
+    static func flag(_ name: String, short: String? = nil, help: String, hidden: Bool = false) -> OptionSpec {
+        OptionSpec(name: name, short: short, value: nil, help: help, defaultValue: nil, hidden: hidden)
     }
-    static func option(_ name: String, _ value: String, help: String, default d: String? = nil) -> OptionSpec {
-        OptionSpec(name: name, short: nil, value: value, help: help, defaultValue: d)
+    static func option(
+        _ name: String, _ value: String, help: String, default d: String? = nil, kind: ValueKind = .text
+    ) -> OptionSpec {
+        OptionSpec(name: name, short: nil, value: value, help: help, defaultValue: d, kind: kind)
     }
 
     /// `--duration <seconds>` or `--json`.
@@ -28,6 +52,7 @@ struct ArgumentSpec {
     var name: String
     var help: String
     var optional = false
+    var kind: ValueKind = .text
 }
 
 /// What a command takes and how it describes itself; help text and errors are made from it.
@@ -38,8 +63,12 @@ struct CommandSpec {
     var arguments: [ArgumentSpec] = []
     var options: [OptionSpec] = []
     var subcommands: [CommandSpec] = []
+    /// Command lines worth showing in the manual page: the command line and what it does.
+    var examples: [(command: String, meaning: String)] = []
     /// The full command path, e.g. `capture list`.
     var path: String { name == "capture" ? name : "capture \(name)" }
+    /// The options help, the manual and completions show: hidden ones left out, `--help` added.
+    var visibleOptions: [OptionSpec] { options.filter { !$0.hidden } + [Help.helpOption] }
 }
 
 /// The command line after parsing: flags given, option values, positionals in order.
