@@ -47,8 +47,9 @@ enum BashCompletion {
                 COMPREPLY=()
                 # The words up to the cursor, split at blanks only: device names hold ':' and '=',
                 # which bash's own COMP_WORDS splits at.
-                local line=${COMP_LINE:0:COMP_POINT}
-                [[ -z $COMP_LINE ]] && line="${COMP_WORDS[*]:0:COMP_CWORD+1}"
+                local line=${COMP_LINE:-}
+                line=${line:0:${COMP_POINT:-${#line}}}
+                [[ -z $line ]] && line="${COMP_WORDS[*]:0:COMP_CWORD+1}"
                 local -a words
                 read -ra words <<< "$line"
                 [[ -z $line || $line == *[[:blank:]] ]] && words+=("")
@@ -62,6 +63,18 @@ enum BashCompletion {
                         break
                     fi
                 done
+                _capture_candidates
+                # A completed name with ':' or '=' replaces only what bash took for the last word.
+                if [[ $cur == *[:=]* && ${COMP_WORDBREAKS-} == *[:=]* ]]; then
+                    local keep=${cur%"${cur##*[:=]}"}
+                    for i in "${!COMPREPLY[@]}"; do COMPREPLY[i]=${COMPREPLY[i]#"$keep"}; done
+                fi
+                return 0
+            }
+
+            # The candidates for the word at the cursor, into COMPREPLY. It reads the locals of
+            # _capture (cur, prev, words, cword, cmd, sub, i): bash scopes variables dynamically.
+            _capture_candidates() {
                 case $sub in
 
             """
@@ -80,12 +93,6 @@ enum BashCompletion {
         }
         out += """
                 esac
-                # A completed name with ':' or '=' replaces only what bash took for the last word.
-                if [[ $cur == *[:=]* && $COMP_WORDBREAKS == *[:=]* ]]; then
-                    local keep=${cur%"${cur##*[:=]}"}
-                    for i in "${!COMPREPLY[@]}"; do COMPREPLY[i]=${COMPREPLY[i]#"$keep"}; done
-                fi
-                return 0
             }
 
             complete -F _capture capture
