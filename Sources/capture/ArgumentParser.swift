@@ -2,19 +2,48 @@ import CaptureCore
 
 /// What an option's value or a positional argument is, so that help, the manual page and the
 /// shell completions offer the same things: the generators read it, the parser does not.
-enum ValueKind: Equatable {
-    /// Free text or a number: nothing to offer.
-    case text
-    /// A file path; `extensions` (without the dot) are the ones worth offering, all when empty.
-    case file(extensions: [String])
-    /// One of a fixed list of words.
-    case choices([String])
-    /// A device name, asked of `capture list --names` when completing.
-    case device(DeviceScope)
-
+///
+/// A struct with the list in a field of its own, not an enum with array payloads: the command
+/// specs live in static constants for the life of the process, and an enum keeps its case in
+/// the spare bits of the array's pointer, where valgrind's leak checker no longer sees a
+/// pointer and reports the array as definitely lost.
+struct ValueKind: Equatable {
     /// Which devices a device argument takes.
     enum DeviceScope: String {
         case video, audio, any
+    }
+
+    /// The kind to switch over; made on demand, never stored.
+    enum Shape {
+        /// Free text or a number: nothing to offer.
+        case text
+        /// A file path; the extensions (without the dot) worth offering, all when empty.
+        case file(extensions: [String])
+        /// One of a fixed list of words.
+        case choices([String])
+        /// A device name, asked of `capture list --names` when completing.
+        case device(DeviceScope)
+    }
+
+    private enum Form: Equatable {
+        case text, file, choices
+        case device(DeviceScope)
+    }
+    private let form: Form
+    private let words: [String]
+
+    static let text = ValueKind(form: .text, words: [])
+    static func file(extensions: [String]) -> ValueKind { ValueKind(form: .file, words: extensions) }
+    static func choices(_ words: [String]) -> ValueKind { ValueKind(form: .choices, words: words) }
+    static func device(_ scope: DeviceScope) -> ValueKind { ValueKind(form: .device(scope), words: []) }
+
+    var shape: Shape {
+        switch form {
+        case .text: .text
+        case .file: .file(extensions: words)
+        case .choices: .choices(words)
+        case .device(let scope): .device(scope)
+        }
     }
 }
 

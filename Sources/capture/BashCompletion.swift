@@ -143,7 +143,7 @@ enum BashCompletion {
     }
 
     private static func value(_ kind: ValueKind) -> String {
-        switch kind {
+        switch kind.shape {
         case .text: return ":"
         case .file(let extensions): return "_capture_files \"$cur\" \(words(extensions))"
         case .choices(let choices): return "_capture_words \"$cur\" \(words(choices))"

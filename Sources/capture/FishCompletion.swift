@@ -71,7 +71,7 @@ enum FishCompletion {
     }
 
     private static func arguments(_ kind: ValueKind) -> String {
-        switch kind {
+        switch kind.shape {
         case .text: return ""
         case .file(let extensions): return " -k -a \(quote("(__capture_files \(extensions.joined(separator: " ")))"))"
         case .choices(let words): return " -a \(quote(words.joined(separator: " ")))"

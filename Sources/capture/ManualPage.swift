@@ -98,7 +98,7 @@ enum ManualPage {
 
     /// " One of: h264, raw, copy." for a short list of choices; a longer one is summarized.
     private static func valuesSentence(_ kind: ValueKind) -> String {
-        switch kind {
+        switch kind.shape {
         case .choices(let words) where words.count <= 12:
             return " One of: \(words.joined(separator: ", "))."
         case .choices(let words):

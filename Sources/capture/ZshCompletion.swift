@@ -89,7 +89,7 @@ enum ZshCompletion {
     }
 
     private static func action(_ kind: ValueKind) -> String {
-        switch kind {
+        switch kind.shape {
         case .text: return " "
         case .file(let extensions) where extensions.isEmpty: return "_files"
         case .file(let extensions):
