@@ -115,6 +115,14 @@ import Testing
         }
         #expect(contents.contains("root/root"))
 
+        // apt resolves the package's Depends against Debian's packages (simulated: nothing installed).
+        let apt = try BuiltBinary.run(try Self.tool("apt-get"), ["install", "--simulate", deb])
+        #expect(apt.status == 0, "apt-get install --simulate: \(apt.stdout) \(apt.stderr)")
+        #expect(apt.stdout.contains("Inst capture (\(version) "), "apt: \(apt.stdout)")
+        #expect(contents.contains(" ./usr/share/doc/capture/README.md\n"))
+        let md5sums = try BuiltBinary.run(dpkgDeb, ["--info", deb, "md5sums"]).stdout
+        #expect(md5sums.contains("  usr/bin/capture\n"))
+
         // lintian: no error (E:) tag.
         let lintian = try BuiltBinary.run(try Self.tool("lintian"), ["--tag-display-limit", "0", deb])
         let errors = lintian.stdout.split(separator: "\n").filter { $0.hasPrefix("E:") }
