@@ -105,7 +105,8 @@ uninstall:
 
 # capture_<version>_<arch>.deb in $(DEB_DIR), from the tree `install` fills (debian/build-deb).
 deb: $(BUILD_STEP)
-	rm -rf $(DEB_DIR)/root
+	@test -n "$(strip $(DEB_DIR))" || { echo "make deb: DEB_DIR is empty" >&2; exit 1; }
+	rm -rf $(abspath $(DEB_DIR))/root
 	$(MAKE) --no-print-directory install CAPTURE_BIN=$(abspath $(INSTALL_BIN)) PREFIX=/usr \
 		DESTDIR=$(abspath $(DEB_DIR))/root
 	debian/build-deb $(DEB_DIR)/root $(DEB_DIR) "$(DEB_MAINTAINER)"
