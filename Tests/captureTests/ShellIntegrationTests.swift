@@ -249,8 +249,12 @@ import Testing
             zpty -wn z \(BashQuote.quote(line))$'\\t'
             sleep 3
             zpty -w z $'\\C-u'"print COMPLETION-END"
+            # Read until the marker comes back twice (typed, then printed), at most 30 s.
             out=
-            while zpty -r -t z chunk; do out+=$chunk; [[ $out == *COMPLETION-END*COMPLETION-END* ]] && break; sleep 0.1; done
+            SECONDS=0
+            while (( SECONDS < 30 )) && [[ $out != *COMPLETION-END*COMPLETION-END* ]]; do
+                if zpty -r -t z chunk; then out+=$chunk; else sleep 0.1; fi
+            done
             zpty -d z
             print -r -- "$out"
             """
