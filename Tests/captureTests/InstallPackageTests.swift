@@ -74,7 +74,7 @@ import Testing
         }
     }
 
-    /// The Swift toolchain's folder (`/opt/swift`, say), which the package must not need: the
+    /// The Swift toolchain's folder, which the package must not need: the
     /// one `swift` on PATH lives in, as `<root>/usr/bin/swift`.
     static func toolchainRoot() throws -> String {
         let swift = try Self.tool("swift").resolvingSymlinksInPath()
