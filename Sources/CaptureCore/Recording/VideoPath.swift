@@ -124,6 +124,8 @@ final class VideoPath {
         }
         if packet.size == 0 || packet.isCorrupt || (checksJPEGMarkers && !packet.isWholeJPEG) {
             tally.countCorrupt()
+            // A copied stream cannot continue after a hole until the next keyframe.
+            if encoder == nil { awaitingKeyframe = true }
             return
         }
         let slot = slot(of: time)
