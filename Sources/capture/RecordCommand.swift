@@ -45,7 +45,8 @@ struct RecordCommand: Command {
             .option("--channels", "n", help: "Audio channels to record.", default: "the microphone's"),
             .option(
                 "--sample-format", "format", help: "PCM or FLAC sample format: s16, s24, s32 or flt.",
-                default: "the microphone's; FLAC at most s24"),
+                default: "the microphone's; FLAC at most s24",
+                kind: .choices(RecordingRequest.SampleFormat.allCases.map(\.rawValue))),
             .option(
                 "--audio-codec", "codec", help: "Audio codec: aac, opus, pcm or flac.",
                 default: "aac for .mp4 .mov .m4a, pcm for .mkv .nut .avi .wav, flac for .flac, opus for .opus",
