@@ -46,11 +46,14 @@ struct CommandSpec {
 struct ParsedArguments {
     var flags: Set<String> = []
     var values: [String: String] = [:]
+    /// Every value of each option in the order given, for options that may repeat (`--set`).
+    var lists: [String: [String]] = [:]
     var positionals: [String] = []
     var helpRequested = false
 
     func flag(_ name: String) -> Bool { flags.contains(name) }
     func value(_ name: String) -> String? { values[name] }
+    func values(_ name: String) -> [String] { lists[name] ?? [] }
 }
 
 /// A usage error: printed as `Error: ...`, the usage line and a pointer to `--help`; exit 64.
@@ -61,7 +64,7 @@ struct UsageError: Error {
 
 /// Parses `arguments` (without the command names) against `spec`, the way swift-argument-parser
 /// does: `--name value`, `--name=value`, `-h`/`--help`, `--` ends options; the last of a repeated
-/// option wins.
+/// option wins (`values` keeps them all, for options that repeat).
 ///
 /// - Throws: `UsageError` for an unknown option, a missing or unexpected value, a missing or
 ///   extra positional argument.
@@ -93,8 +96,10 @@ func parse(_ arguments: [String], as spec: CommandSpec) throws(UsageError) -> Pa
             result.flags.insert(option.name)
         } else if let inline {
             result.values[option.name] = inline
+            result.lists[option.name, default: []].append(inline)
         } else if let next = rest.first, !next.hasPrefix("-") || isNegativeNumber(next) {
             result.values[option.name] = next
+            result.lists[option.name, default: []].append(next)
             rest = rest.dropFirst()
         } else {
             throw UsageError(message: "Missing value for '\(option.synopsis)'", command: spec)

@@ -1,0 +1,95 @@
+import CaptureCore
+import Foundation
+
+/// `capture controls` as text: the listing in v4l2-ctl's `-L` layout, and what a set did.
+enum ControlsText {
+    /// The camera line, then each class heading and its controls with their menus.
+    static func list(_ identity: CameraIdentity, _ controls: [CameraControl]) -> String {
+        var out = "Camera \(identity.path): \(identity.card) (\(identity.driver), \(identity.busInfo))\n"
+        var lastClass: String?? = .none
+        for control in controls {
+            if lastClass != .some(control.className) {
+                lastClass = .some(control.className)
+                out += "\n\(control.className ?? "Controls")\n\n"
+            }
+            out += line(control)
+        }
+        return out
+    }
+
+    /// One control as v4l2-ctl -L prints it: name, ID, type, then range, default, value, flags;
+    /// menu entries on their own lines.
+    static func line(_ c: CameraControl) -> String {
+        var parts: [String] = []
+        func hex(_ value: Int64) -> String { "0x" + String(format: "%08x", UInt32(truncatingIfNeeded: value)) }
+        switch c.type {
+        case "bool":
+            parts.append("default=\(c.defaultValue)")
+        case "button":
+            break
+        case "bitmask":
+            parts += ["max=\(hex(c.maximum))", "default=\(hex(c.defaultValue))"]
+        case "menu", "intmenu":
+            parts += ["min=\(c.minimum)", "max=\(c.maximum)", "default=\(c.defaultValue)"]
+        case "str":
+            parts += ["min=\(c.minimum)", "max=\(c.maximum)", "step=\(c.step)"]
+        default:
+            parts += ["min=\(c.minimum)", "max=\(c.maximum)", "step=\(c.step)", "default=\(c.defaultValue)"]
+        }
+        if !c.dims.isEmpty { parts.append("dims=" + c.dims.map { "[\($0)]" }.joined()) }
+        if let value = c.value {
+            var text = c.type == "bitmask" ? "value=\(hex(value))" : "value=\(value)"
+            if let entry = c.menu.first(where: { $0.index == value }) { text += " (\(entryName(entry)))" }
+            parts.append(text)
+        } else if let string = c.stringValue {
+            parts.append("value='\(string)'")
+        }
+        if !c.flags.isEmpty { parts.append("flags=\(c.flags.joined(separator: ", "))") }
+        let name = String(repeating: " ", count: max(0, 31 - c.name.count)) + c.name
+        let type = ("(" + c.type + ")").padding(toLength: max(9, c.type.count + 2), withPad: " ", startingAt: 0)
+        var out = "\(name) \(hex(Int64(c.id))) \(type): \(parts.joined(separator: " "))\n"
+        for entry in c.menu { out += "\t\t\t\t\(entry.index): \(entryName(entry))\n" }
+        return out
+    }
+
+    static func entryName(_ entry: MenuEntry) -> String {
+        entry.name ?? entry.value.map { "\($0) (0x\(String($0, radix: 16)))" } ?? ""
+    }
+
+    /// One line per control written: `gain: 100 -> 200`, and for a value the driver changed
+    /// `gain: asked 201, the driver holds 200`.
+    /// With `onlyChanges` (a reset or a profile, which write every control), controls that kept
+    /// their value are counted rather than listed.
+    static func applied(_ report: ControlReport, controls: [CameraControl], onlyChanges: Bool = false) -> String {
+        var out = ""
+        var unchanged = 0
+        for entry in report.controls {
+            if onlyChanges && !entry.changedByDriver && entry.previous == entry.value {
+                unchanged += 1
+                continue
+            }
+            let control = controls.first { $0.name == entry.name }
+            func show(_ value: ControlValue?) -> String {
+                guard let value else { return "?" }
+                if case .integer(let number) = value, control?.type == "bitmask" {
+                    return "0x" + String(format: "%08x", UInt32(truncatingIfNeeded: number))
+                }
+                if case .integer(let number) = value, let entry = control?.menu.first(where: { $0.index == number }) {
+                    return "\(number) (\(entryName(entry)))"
+                }
+                return value.description
+            }
+            if entry.changedByDriver {
+                out +=
+                    "\(entry.name): asked \(show(entry.requested)), the driver holds \(show(entry.value)) (was \(show(entry.previous)))\n"
+            } else if control?.type == "button" {
+                out += "\(entry.name): pressed\n"
+            } else {
+                out += "\(entry.name): \(show(entry.previous)) -> \(show(entry.value))\n"
+            }
+        }
+        for name in report.skipped { out += "\(name): left to the camera (its automatic mode is on)\n" }
+        if unchanged > 0 { out += "\(unchanged) other controls already had their value\n" }
+        return out
+    }
+}
