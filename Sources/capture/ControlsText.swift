@@ -92,4 +92,15 @@ enum ControlsText {
         if unchanged > 0 { out += "\(unchanged) other controls already had their value\n" }
         return out
     }
+
+    /// The summary lines of `record --control`: `  control: brightness 128 -> 20`, and what the
+    /// driver changed.
+    static func recorded(_ report: ControlReport) -> String {
+        report.controls.map { entry in
+            let before = entry.previous.map { "\($0) -> " } ?? ""
+            let now = entry.value.map { "\($0)" } ?? "\(entry.requested)"
+            let changed = entry.changedByDriver ? " (asked \(entry.requested); changed by the driver)" : ""
+            return "  control: \(entry.name) \(before)\(now)\(changed)\n"
+        }.joined() + report.skipped.map { "  control: \($0) left to the camera (its automatic mode is on)\n" }.joined()
+    }
 }

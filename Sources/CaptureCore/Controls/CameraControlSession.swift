@@ -68,7 +68,7 @@ public final class CameraControlSession {
     ///
     /// - Returns: one line per control that could not be put back.
     public func restore(_ report: ControlReport) -> [String] {
-        let settings = report.controls.reversed().compactMap { entry -> ControlSetting? in
+        let settings = report.controls.compactMap { entry -> ControlSetting? in
             guard let previous = entry.previous else { return nil }
             switch previous {
             case .integer(let number): return ControlSetting(name: entry.name, value: "\(number)")
@@ -118,4 +118,24 @@ public struct ControlReport: Codable, Hashable, Sendable {
     }
 
     public var changed: [Entry] { controls.filter(\.changedByDriver) }
+
+    init(controls: [Entry], skipped: [String]) {
+        self.controls = controls
+        self.skipped = skipped
+    }
+
+    /// This report, then `later`'s: a control written twice keeps its first `previous`.
+    func followed(by later: ControlReport) -> ControlReport {
+        var merged = controls
+        for entry in later.controls {
+            if let index = merged.firstIndex(where: { $0.name == entry.name }) {
+                let previous = merged[index].previous
+                merged[index] = entry
+                merged[index].previous = previous
+            } else {
+                merged.append(entry)
+            }
+        }
+        return ControlReport(controls: merged, skipped: skipped.filter { !merged.map(\.name).contains($0) })
+    }
 }

@@ -49,7 +49,7 @@ enum V4L2ControlWriter {
         // String values need buffers that outlive the call: one per write, sized to the
         // control's maximum plus the terminating NUL, as the kernel expects.
         var strings: [UnsafeMutablePointer<CChar>] = []
-        defer { strings.forEach { $0.deallocate() } }
+        defer { for buffer in strings { buffer.deallocate() } }
         for (index, write) in batch.enumerated() {
             items[index].id = write.id
             switch write.value {

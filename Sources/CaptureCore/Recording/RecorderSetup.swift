@@ -37,6 +37,7 @@ extension Recorder {
         let audioDevice = try audioName.map { name throws(CaptureError) in
             try DeviceResolver.resolve(name, kind: .audio)
         }
+        try applyControls(to: videoDevice)
         output = try media("preparing \(request.output)") { () throws(FFmpegError) in
             try OutputContainer(path: request.output, formatName: container.muxer)
         }
