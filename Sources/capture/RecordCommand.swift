@@ -201,12 +201,20 @@ struct RecordCommand: Command {
             "Recorded \(s.output): \(s.container), \(String(format: "%.2f", s.duration)) s, \(byteText(s.fileSize))\n"
         if let v = s.video {
             var rate = "\(v.frameRate.decimalDescription) fps"
-            if let measured = v.frameRateMeasured { rate += " (measured \(String(format: "%.2f", measured)))" }
+            if let delivered = v.frameRateDelivered {
+                rate +=
+                    " (the camera delivered \(String(format: "%.1f", delivered)) fps of the \(v.frameRate.decimalDescription) asked)"
+            } else if let measured = v.frameRateMeasured {
+                rate += " (measured \(String(format: "%.2f", measured)))"
+            }
             out += "  video: \(v.device) \(v.input) -> \(v.codec) \(v.pixelFormat) \(v.width)x\(v.height) \(rate)\n"
             let d = v.framesDropped
             out +=
                 "         \(v.framesWritten) frames written, \(d.total) dropped "
                 + "(\(d.late) late, \(d.corrupt) corrupt, \(d.gaps) in gaps), starts at \(String(format: "%.3f", v.start)) s\n"
+            if v.framesSkippedAtStart > 0 {
+                out += "         \(v.framesSkippedAtStart) frames before the camera's first keyframe skipped\n"
+            }
         }
         if let a = s.audio {
             let channels = a.channels == 1 ? "1 channel" : "\(a.channels) channels"

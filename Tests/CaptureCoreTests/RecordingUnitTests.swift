@@ -118,6 +118,48 @@ import Testing
         #expect(mapper.sessionTime(pts: arrival + 10, arrival: arrival + 99, wallOffset: wallOffset) == arrival + 99)
     }
 
+    @Test func aWrappedMonotonicClockIsFollowedFromItsJump() {
+        // vivid's wrap_timestamp=1: a 64-bit nanosecond clock wraps 16 s after streaming starts,
+        // and its microsecond timestamps jump from near +9.2e15 to near -9.2e15.
+        var mapper = TimestampMapper()
+        let start: Int64 = 9_223_372_020_000_000
+        #expect(mapper.sessionTime(pts: start, arrival: arrival, wallOffset: wallOffset) == arrival)
+        let beforeWrap = mapper.sessionTime(
+            pts: start + 15_960_000, arrival: arrival + 15_960_000, wallOffset: wallOffset)
+        #expect(beforeWrap == arrival + 15_960_000)
+        let wrapped = -start - 15_000
+        let atWrap = mapper.sessionTime(pts: wrapped, arrival: arrival + 16_000_000, wallOffset: wallOffset)
+        #expect(atWrap == arrival + 16_000_000)
+        #expect(mapper.jumps == 1)
+        // After the jump the device's own spacing is kept again.
+        #expect(
+            mapper.sessionTime(pts: wrapped + 40_000, arrival: arrival + 16_050_000, wallOffset: wallOffset)
+                == arrival + 16_040_000)
+    }
+
+    @Test func aMonotonicClockThatFallsBackIsAnchoredAgain() {
+        var mapper = TimestampMapper()
+        _ = mapper.sessionTime(pts: arrival, arrival: arrival, wallOffset: wallOffset)
+        // A clock reset by 3 s: within the detection tolerance of now, but far behind the last.
+        #expect(
+            mapper.sessionTime(pts: arrival - 3_000_000, arrival: arrival + 40_000, wallOffset: wallOffset) == arrival
+                + 40_000)
+        #expect(mapper.jumps == 1)
+        // Jitter of a few milliseconds backwards is not a jump.
+        _ = mapper.sessionTime(pts: arrival - 2_990_000, arrival: arrival + 50_000, wallOffset: wallOffset)
+        _ = mapper.sessionTime(pts: arrival - 2_995_000, arrival: arrival + 60_000, wallOffset: wallOffset)
+        #expect(mapper.jumps == 1)
+    }
+
+    @Test func aForcedMediaClockRunningAheadIsKept() {
+        // An unpaced lavfi graph runs far ahead of real time: that is not a jump.
+        var mapper = TimestampMapper(domain: .media, origin: arrival)
+        #expect(
+            mapper.sessionTime(pts: 60_000_000, arrival: arrival + 1_000_000, wallOffset: wallOffset) == arrival
+                + 60_000_000)
+        #expect(mapper.jumps == 0)
+    }
+
     @Test func missingTimestampsTakeTheArrivalTime() {
         var mapper = TimestampMapper()
         #expect(mapper.sessionTime(pts: nil, arrival: arrival, wallOffset: wallOffset) == arrival)
@@ -346,6 +388,61 @@ import Testing
         let delivered = 20 - lost.count + twice.count
         #expect(tally.written + tally.late + tally.corrupt == delivered)
         #expect(tally.written + tally.dropped == 20 + twice.count)
+    }
+
+    /// Feeds frames captured at `times` (milliseconds) into a tally at a nominal `rate` and ends it
+    /// at `end` milliseconds.
+    func deliver(_ times: [Int64], rate: Int64, end: Int64, corruptAt: Set<Int64> = []) -> FrameTally {
+        var tally = FrameTally(frameInterval: 1_000_000 / rate)
+        for ms in times {
+            if corruptAt.contains(ms) {
+                tally.countCorrupt()
+                continue
+            }
+            let slot = (ms * rate + 500) / 1000
+            if tally.isDuplicate(slot: slot) {
+                tally.countDuplicate()
+                continue
+            }
+            tally.countWritten(slot: slot, time: ms * 1000)
+        }
+        tally.countEnd(before: (end * rate + 500) / 1000)
+        return tally
+    }
+
+    @Test func aCameraSteadilyAtHalfItsRateIsSlowNotLossy() {
+        // 15 fps on a mode that announces 30, for 3 s: 45 frames, every second slot empty.
+        let times = (0..<45).map { Int64($0) * 1000 / 15 }
+        let tally = deliver(times, rate: 30, end: 3000)
+        #expect(tally.written == 45)
+        #expect(tally.dropped == 0)
+        #expect(abs((tally.deliveredRate ?? 0) - 15) < 0.1)
+    }
+
+    @Test func aCameraAtTwoThirdsOfItsRateIsSlowNotLossy() {
+        // 20 fps on 30: slots alternate steps of 1 and 2, the intervals are all 50 ms.
+        let times = (0..<60).map { Int64($0) * 50 }
+        let tally = deliver(times, rate: 30, end: 3000)
+        #expect(tally.dropped == 0)
+        #expect(abs((tally.deliveredRate ?? 0) - 20) < 0.1)
+    }
+
+    @Test func aSlowCameraStillCountsWhatItLosesAndWhatIsDamaged() {
+        // 15 fps on 30, with frames 10, 11 and 30 lost by the device and frame 20 damaged.
+        let times = (0..<45).filter { ![10, 11, 30].contains($0) }.map { Int64($0) * 1000 / 15 }
+        let tally = deliver(times, rate: 30, end: 3000, corruptAt: [Int64(20) * 1000 / 15])
+        #expect(tally.gaps == 3)
+        #expect(tally.corrupt == 1)
+        #expect(tally.written + tally.dropped == 45)
+    }
+
+    @Test func irregularLossesAtTheNominalRateAreCountedSlotBySlot() {
+        // 25 fps with every third frame lost: no steady slower cadence, so as before.
+        let times = (0..<75).filter { $0 % 3 != 1 }.map { Int64($0) * 40 }
+        let tally = deliver(times, rate: 25, end: 3000)
+        #expect(tally.deliveredRate == nil)
+        #expect(tally.gaps == 25)
+        #expect(tally.written + tally.dropped == 75)
     }
 
     @Test func aGapAfterQueueDropsCountsOnlyTheRest() {

@@ -9,6 +9,37 @@
 #
 # Each check prints one "ok - ..." or "not ok - ..." line so a failing run says what broke.
 # jq may be missing on a fresh machine; the system python3 is always there with Debian's tools.
+#
+# Cameras fed by a program (module v4l2loopback with exclusive_caps=1, see README.md): a node
+# becomes a capture device once a producer writes to it, and offers the producer's format and size.
+#   loop_producer_start NODE CODEC SIZE RATE [BSF]
+#                                    ffmpeg writes testsrc2 at SIZE (WxH) and RATE (fps) into NODE
+#                                    as CODEC: mjpeg, or h264 (libx264 ultrafast, a keyframe every
+#                                    15 frames, SPS/PPS in-band, Annex B); BSF is a bitstream
+#                                    filter that damages the packets, e.g. noise=amount=200. With
+#                                    LOOP_PACKETS=FILE set, the producer also writes one line per
+#                                    packet it sent (ffmpeg's framemd5: size and MD5) to FILE.
+#                                    Returns once NODE offers the format; log in VM_OUT.
+#   loop_producer_stop NODE          stops NODE's producer (SIGTERM) and waits for it to go
+#   loop_wait_capture NODE FOURCC    waits up to 30 s for NODE to be a capture device offering
+#                                    FOURCC (MJPG, H264); fails otherwise
+#   loop_write_frames NODE SIZE RATE PLAN...
+#                                    writes chosen MJPEG buffers into NODE in the background at
+#                                    RATE, one write(2) per buffer (v4l2loopback makes each write
+#                                    one buffer of exactly that many bytes); PLAN items are KIND:N
+#                                    with KIND good (a whole JPEG), trunc (its first third), zero
+#                                    (0 bytes), garbage (random bytes), or stop (close the node
+#                                    and exit early); stop it early with loop_producer_stop
+#   loop_reset NODE                  lets NODE take a new writer (v4l2loopback 0.12.7 refuses one
+#                                    after a writer that used write(2), see below); the two
+#                                    producers above call it
+#   loop_packet_hashes FILE          the "size md5" of each video packet in FILE, one a line
+#   wait_for PID SECONDS             waits for PID, a child of this shell; sets vm_status to its
+#                                    exit status, or to 124 after killing it at SECONDS
+#   run_for NAME SECONDS COMMAND...  runs COMMAND with stdout and stderr in VM_OUT/NAME.out and
+#                                    .err; prints its exit status, or 124 if it was still running
+#                                    after SECONDS and had to be killed (a hang fails one check,
+#                                    not the whole test)
 
 # Prefer the distribution's python3: a user-level one (pyenv and the like) may be absent in CI.
 if [[ -x /usr/bin/python3 ]]; then
@@ -94,6 +125,140 @@ need_capture() {
         vm_failed=$((vm_failed + 1))
         finish
     fi
+}
+
+declare -A vm_producers=()
+
+loop_wait_capture() { # NODE FOURCC
+    local _
+    for _ in $(seq 150); do
+        if v4l2-ctl -d "$1" --list-formats 2>/dev/null | grep -q "'$2'"; then
+            return 0
+        fi
+        sleep 0.2
+    done
+    printf '  %s never offered %s for capture\n' "$1" "$2" >&2
+    return 1
+}
+
+loop_producer_start() { # NODE CODEC SIZE RATE [BSF]
+    local node=$1 codec=$2 size=$3 rate=$4 bsf=${5:-}
+    local enc fourcc
+    case $codec in
+        mjpeg) enc=(-c:v mjpeg -q:v 5) fourcc=MJPG ;;
+        # No B-frames (ultrafast), so packets leave in capture order like a camera's.
+        h264) enc=(-c:v libx264 -preset ultrafast -pix_fmt yuv420p -g 15) fourcc=H264
+              bsf=h264_mp4toannexb${bsf:+,$bsf} ;;
+        *) printf 'loop_producer_start: unknown codec %s\n' "$codec" >&2; return 64 ;;
+    esac
+    loop_reset "$node" || return 1
+    local out=(-f v4l2 "$node")
+    if [[ -n ${LOOP_PACKETS:-} ]]; then
+        # The tee muxer hands the very same packets to the node and to the hash list.
+        out=(-map 0:v -f tee "[f=v4l2]$node|[f=framemd5]$LOOP_PACKETS")
+    fi
+    ffmpeg -nostdin -v error -re -f lavfi -i "testsrc2=size=$size:rate=$rate" "${enc[@]}" \
+        ${bsf:+-bsf:v "$bsf"} "${out[@]}" >"$VM_OUT/producer-${node##*/}.log" 2>&1 &
+    vm_producers[$node]=$!
+    loop_wait_capture "$node" "$fourcc"
+}
+
+loop_producer_stop() { # NODE
+    local pid=${vm_producers[$1]:-}
+    [[ -n $pid ]] || return 0
+    kill -TERM "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+    unset "vm_producers[$1]"
+}
+
+# v4l2loopback 0.12.7 forgets that a node takes writers once a writer that used write(2) (ffmpeg,
+# the frame writer) has closed it: only the close of one that called VIDIOC_STREAMON(OUTPUT) says
+# so again, and the node caps the kernel checks S_FMT against change only at VIDIOC_QUERYCAP.
+# Without both, the next writer's S_FMT fails with EINVAL and the node offers neither capture
+# nor output. STREAMON may fail for want of a format; it has marked the handle as a writer first.
+vm_loop_reset='
+import errno, fcntl, os, struct, sys
+fd = os.open(sys.argv[1], os.O_RDWR)
+try:
+    fcntl.ioctl(fd, 0x40045612, struct.pack("=I", 2))  # VIDIOC_STREAMON, V4L2_BUF_TYPE_VIDEO_OUTPUT
+except OSError:
+    pass
+os.close(fd)
+fd = os.open(sys.argv[1], os.O_RDWR)
+fcntl.ioctl(fd, 0x80685600, bytearray(104))  # VIDIOC_QUERYCAP
+os.close(fd)
+'
+
+loop_reset() { # NODE
+    "$VM_PYTHON" -I -S -c "$vm_loop_reset" "$1"
+}
+
+vm_frame_writer='
+import fcntl, os, struct, sys, time
+node, size, rate, jpegs = sys.argv[1:5]
+w, h = (int(x) for x in size.split("x"))
+frames = [open(os.path.join(jpegs, f), "rb").read() for f in sorted(os.listdir(jpegs))]
+fd = os.open(node, os.O_RDWR)
+# VIDIOC_S_FMT = _IOWR("V", 5, struct v4l2_format): type, then the pix member of a union that
+# starts at offset 8 (pointer alignment) and is 200 bytes long.
+pix = struct.pack("=12I", w, h, struct.unpack("<I", b"MJPG")[0], 1, 0, w * h * 2, 0, 0, 0, 0, 0, 0)
+fcntl.ioctl(fd, 0xC0D05605, struct.pack("=I4x", 2) + pix.ljust(200, b"\0"))
+n = 0
+t0 = time.monotonic()
+for item in sys.argv[5:]:
+    kind, count = item.split(":")
+    for _ in range(int(count)):
+        if kind == "stop":
+            sys.exit(0)
+        good = frames[n % len(frames)]
+        data = {"good": good, "trunc": good[: len(good) // 3], "zero": b"",
+                "garbage": os.urandom(len(good))}[kind]
+        os.write(fd, data)
+        n += 1
+        time.sleep(max(0.0, t0 + n / float(rate) - time.monotonic()))
+'
+
+loop_write_frames() { # NODE SIZE RATE PLAN...
+    local node=$1 size=$2 rate=$3; shift 3
+    local jpegs=$VM_OUT/jpegs-$size
+    if [[ ! -d $jpegs ]]; then
+        mkdir -p "$jpegs"
+        ffmpeg -nostdin -v error -f lavfi -i "testsrc2=size=$size:rate=$rate" -frames:v 30 \
+            -c:v mjpeg -q:v 5 "$jpegs/%03d.jpg" || return 1
+    fi
+    loop_reset "$node" || return 1
+    "$VM_PYTHON" -I -S -c "$vm_frame_writer" "$node" "$size" "$rate" "$jpegs" "$@" \
+        >"$VM_OUT/writer-${node##*/}.log" 2>&1 &
+    vm_producers[$node]=$!
+    loop_wait_capture "$node" MJPG
+}
+
+loop_packet_hashes() { # FILE
+    ffmpeg -nostdin -v error -i "$1" -map 0:v:0 -c copy -f framemd5 - | awk -F', *' '!/^#/ { print $5, $6 }'
+}
+
+wait_for() { # PID SECONDS
+    local pid=$1 limit=$2 waited=0
+    vm_status=0
+    while kill -0 "$pid" 2>/dev/null && ((waited < limit * 10)); do
+        sleep 0.1
+        waited=$((waited + 1))
+    done
+    if kill -0 "$pid" 2>/dev/null; then
+        kill -KILL "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+        vm_status=124
+        return 0
+    fi
+    wait "$pid" || vm_status=$?
+}
+
+run_for() { # NAME SECONDS COMMAND...
+    local name=$1 limit=$2
+    shift 2
+    "$@" >"$VM_OUT/$name.out" 2>"$VM_OUT/$name.err" &
+    wait_for $! "$limit"
+    echo "$vm_status"
 }
 
 finish() {

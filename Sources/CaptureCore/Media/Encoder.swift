@@ -21,6 +21,9 @@ final class Encoder {
         var bitRate: Int = 0
         /// Private options of the encoder (`preset`, `crf`).
         var options: [String: String] = [:]
+        /// The range and matrix the pictures are in, written into the stream; unspecified by default.
+        var colorRange = AVCOL_RANGE_UNSPECIFIED
+        var colorSpace = AVCOL_SPC_UNSPECIFIED
     }
 
     /// What an audio encoder is set up with.
@@ -64,6 +67,8 @@ final class Encoder {
         c.pointee.time_base = settings.frameRate.inverted.av
         c.pointee.gop_size = Int32(settings.keyframeInterval)
         c.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
+        c.pointee.color_range = settings.colorRange
+        c.pointee.colorspace = settings.colorSpace
         if settings.bitRate > 0 { c.pointee.bit_rate = Int64(settings.bitRate) }
         if globalHeader { c.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
         try open(settings.options)

@@ -57,9 +57,21 @@ final class Frame {
     var sampleFormat: AVSampleFormat { AVSampleFormat(rawValue: pointer.pointee.format) }
     /// Samples per channel (audio frames).
     var sampleCount: Int { Int(pointer.pointee.nb_samples) }
+    /// True when the picture's YUV values span the full range (`AVFrame.color_range` is JPEG),
+    /// as a JPEG decoder's pictures do.
+    var isFullRange: Bool { pointer.pointee.color_range == AVCOL_RANGE_JPEG }
+
     /// True when the decoder flagged the frame as damaged (`AV_FRAME_FLAG_CORRUPT`).
     var isCorrupt: Bool { pointer.pointee.flags & AV_FRAME_FLAG_CORRUPT != 0 }
 
     /// Drops the buffers and resets the fields, keeping the allocation (`av_frame_unref`).
     func unref() { av_frame_unref(pointer) }
+}
+
+extension AVPixelFormat {
+    /// True for FFmpeg's deprecated `yuvj*` formats, which say full range in the format itself.
+    var isDeprecatedFullRange: Bool {
+        [AV_PIX_FMT_YUVJ420P, AV_PIX_FMT_YUVJ422P, AV_PIX_FMT_YUVJ444P, AV_PIX_FMT_YUVJ440P, AV_PIX_FMT_YUVJ411P]
+            .contains(self)
+    }
 }

@@ -1,3 +1,5 @@
+internal import CFFmpeg
+
 /// What one stream of a source produces, as the source's demuxer reports it after opening.
 ///
 /// JSON (snake_case keys) is part of `capture probe --json` for `test` and `lavfi:` sources.
@@ -58,5 +60,15 @@ public struct MediaStreamInfo: Codable, Hashable, Sendable {
         case .other:
             return codec
         }
+    }
+}
+
+extension MediaStreamInfo {
+    /// True when every frame of the codec decodes on its own (raw video, MJPEG), as
+    /// `AV_CODEC_PROP_INTRA_ONLY` of its descriptor says; false for inter-frame codecs such as H.264,
+    /// which decode only from a keyframe on. An unknown codec counts as intra-only.
+    var isIntraOnly: Bool {
+        guard let descriptor = avcodec_descriptor_get_by_name(codec) else { return true }
+        return descriptor.pointee.props & AV_CODEC_PROP_INTRA_ONLY != 0
     }
 }

@@ -74,6 +74,15 @@ final class Packet: @unchecked Sendable {
     /// True when the demuxer marked the payload corrupt (`AV_PKT_FLAG_CORRUPT`).
     var isCorrupt: Bool { pointer.pointee.flags & AV_PKT_FLAG_CORRUPT != 0 }
 
+    /// True when the payload is a whole JPEG image: it starts with the start-of-image marker and
+    /// ends with the end-of-image marker, after any zero padding (UVC cameras pad some frames).
+    var isWholeJPEG: Bool {
+        guard size >= 4, let data = pointer.pointee.data else { return false }
+        var end = size
+        while end > 2 && data[end - 1] == 0 { end -= 1 }
+        return data[0] == 0xFF && data[1] == 0xD8 && data[end - 2] == 0xFF && data[end - 1] == 0xD9
+    }
+
     /// Moves the timestamps from time base `from` to `to`, rounding to nearest
     /// (`av_packet_rescale_ts`).
     func rescaleTimestamps(from: AVRational, to: AVRational) {

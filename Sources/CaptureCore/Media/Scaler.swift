@@ -13,13 +13,20 @@ final class Scaler {
     let sourceFormat: AVPixelFormat
 
     /// A scaler from `source` size and format to `width` x `height` in `pixelFormat`.
+    ///
+    /// Full-range YUV (a JPEG's `yuvj*` formats, or `sourceFullRange`) is converted to the limited
+    /// range of plain YUV targets with the BT.601 matrix both use, set explicitly
+    /// (`sws_setColorspaceDetails`) rather than through the deprecated `yuvj*` formats, which make
+    /// libswscale warn on every context.
     init(
-        sourceWidth: Int, sourceHeight: Int, sourceFormat: AVPixelFormat,
+        sourceWidth: Int, sourceHeight: Int, sourceFormat: AVPixelFormat, sourceFullRange: Bool = false,
         width: Int, height: Int, pixelFormat: AVPixelFormat
     ) throws(FFmpegError) {
+        let (inFormat, inFull) = Self.undeprecated(sourceFormat)
+        let (outFormat, outFull) = Self.undeprecated(pixelFormat)
         guard
             let context = sws_getContext(
-                Int32(sourceWidth), Int32(sourceHeight), sourceFormat, Int32(width), Int32(height), pixelFormat,
+                Int32(sourceWidth), Int32(sourceHeight), inFormat, Int32(width), Int32(height), outFormat,
                 SWS_BICUBIC, nil, nil, nil)
         else { throw FFmpegError(CFFmpeg_AVERROR(EINVAL), call: "sws_getContext") }
         self.context = context
@@ -29,6 +36,28 @@ final class Scaler {
         self.sourceWidth = sourceWidth
         self.sourceHeight = sourceHeight
         self.sourceFormat = sourceFormat
+        self.sourceFullRange = sourceFullRange
+        if inFull || sourceFullRange || outFull {
+            // RGB sides ignore the range flag; for YUV, 1 is full range (JPEG) and 0 limited.
+            let matrix = sws_getCoefficients(SWS_CS_ITU601)
+            sws_setColorspaceDetails(
+                context, matrix, inFull || sourceFullRange ? 1 : 0, matrix, outFull ? 1 : 0, 0, 1 << 16, 1 << 16)
+        }
+    }
+
+    /// True when the source pictures are full-range YUV though their format does not say so.
+    let sourceFullRange: Bool
+
+    /// The plain twin of a deprecated full-range `yuvj*` format, and whether it was one.
+    private static func undeprecated(_ format: AVPixelFormat) -> (AVPixelFormat, Bool) {
+        switch format {
+        case AV_PIX_FMT_YUVJ420P: (AV_PIX_FMT_YUV420P, true)
+        case AV_PIX_FMT_YUVJ422P: (AV_PIX_FMT_YUV422P, true)
+        case AV_PIX_FMT_YUVJ444P: (AV_PIX_FMT_YUV444P, true)
+        case AV_PIX_FMT_YUVJ440P: (AV_PIX_FMT_YUV440P, true)
+        case AV_PIX_FMT_YUVJ411P: (AV_PIX_FMT_YUV411P, true)
+        default: (format, false)
+        }
     }
 
     deinit { sws_freeContext(context) }

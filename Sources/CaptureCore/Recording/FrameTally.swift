@@ -7,20 +7,85 @@
 /// gaps the device left. So `written + late + corrupt` is what the device delivered and
 /// `written + dropped` covers every slot of the recording (plus any frame delivered twice into one
 /// slot, counted late).
+///
+/// A camera that delivers steadily slower than its nominal rate (a webcam lowering its rate in dim
+/// light, 15 fps on a mode that announces 30) fills every second slot by design: its cadence, the
+/// median interval between frames, is then the unit of a gap rather than the slot, so a slow camera
+/// is reported as slow, not as losing half its frames. Irregular losses leave no steady cadence
+/// (fewer than three intervals in four within 10 % of the median) and are counted slot by slot.
 struct FrameTally: Equatable, Sendable {
     private(set) var written = 0
     /// Delivered but not written because the loop fell behind, or a second frame in one slot.
     private(set) var late = 0
     /// Delivered empty or damaged.
     private(set) var corrupt = 0
-    /// Never delivered: skipped slots no late or corrupt frame accounts for.
-    private(set) var gaps = 0
     /// The slot of the last frame written; nil before the first.
     private(set) var lastSlot: Int64?
+    /// The nominal frame interval in microseconds; 0 counts slot by slot whatever the cadence.
+    let frameInterval: Int64
     /// Late or corrupt frames since the last frame written: each stands in one skipped slot.
     private var countedSinceLastFrame = 0
+    private var lastTime: Int64?
+
+    /// A step from one written frame to the next (or to the end): slots advanced, and the late or
+    /// corrupt frames counted in between.
+    private struct Step: Hashable, Sendable {
+        var slots: Int64
+        var counted: Int
+    }
+    /// How many steps of each kind: bounded by the few kinds a real stream has.
+    private var steps: [Step: Int] = [:]
+    /// Capture-time intervals between written frames with nothing counted between them, in units
+    /// of 100 microseconds: how many of each.
+    private var intervals: [Int64: Int] = [:]
+
+    /// - Parameter frameInterval: the nominal frame interval, microseconds; 0 (the default) never
+    ///   takes a slower cadence into account.
+    init(frameInterval: Int64 = 0) { self.frameInterval = frameInterval }
 
     var dropped: Int { late + corrupt + gaps }
+
+    /// Never delivered: skipped places in the camera's cadence that no late or corrupt frame
+    /// accounts for.
+    var gaps: Int {
+        let cadence = slotsPerFrame
+        return steps.reduce(0) { sum, entry in
+            let places = cadence == 1 ? Int(entry.key.slots) : Int((Double(entry.key.slots) / cadence).rounded())
+            return sum + entry.value * max(0, places - 1 - entry.key.counted)
+        }
+    }
+
+    /// Frames per second the camera delivers when it runs steadily slower than its nominal rate;
+    /// nil when it keeps its rate (or too few frames came to tell).
+    var deliveredRate: Double? {
+        guard let median = steadyInterval, Double(median) * 100 >= 1.25 * Double(frameInterval) else { return nil }
+        return 1e6 / (Double(median) * 100)
+    }
+
+    /// Slots from one delivered frame to the next at the camera's own cadence: 1 at the nominal rate.
+    private var slotsPerFrame: Double {
+        guard let rate = deliveredRate, frameInterval > 0 else { return 1 }
+        return 1e6 / rate / Double(frameInterval)
+    }
+
+    /// The median interval between frames, in 100-microsecond units, when three in four are
+    /// within 10 % of it; nil for an irregular stream or fewer than 8 intervals.
+    private var steadyInterval: Int64? {
+        guard frameInterval > 0 else { return nil }
+        let total = intervals.values.reduce(0, +)
+        guard total >= 8 else { return nil }
+        var seen = 0
+        var median: Int64 = 0
+        for (interval, count) in intervals.sorted(by: { $0.key < $1.key }) {
+            seen += count
+            if seen * 2 >= total {
+                median = interval
+                break
+            }
+        }
+        let near = intervals.filter { abs($0.key - median) * 10 <= median }.values.reduce(0, +)
+        return near * 4 >= total * 3 ? median : nil
+    }
 
     /// True when a frame in `slot` would land in or before the last written frame's slot.
     func isDuplicate(slot: Int64) -> Bool { lastSlot.map { slot <= $0 } ?? false }
@@ -41,18 +106,22 @@ struct FrameTally: Equatable, Sendable {
         countedSinceLastFrame += 1
     }
 
-    /// A frame written in `slot`.
-    mutating func countWritten(slot: Int64) {
-        countGap(before: slot)
+    /// A frame captured at `time` (microseconds; nil when unknown) written in `slot`.
+    mutating func countWritten(slot: Int64, time: Int64? = nil) {
+        if let lastTime, let time, countedSinceLastFrame == 0, time > lastTime {
+            intervals[(time - lastTime) / 100, default: 0] += 1
+        }
+        countStep(to: slot)
         lastSlot = slot
+        lastTime = time
         written += 1
     }
 
     /// The recording ends before `slot`: slots left empty after the last frame are gaps too.
-    mutating func countEnd(before slot: Int64) { countGap(before: slot) }
+    mutating func countEnd(before slot: Int64) { countStep(to: slot) }
 
-    private mutating func countGap(before slot: Int64) {
-        if let lastSlot { gaps += max(0, Int(slot - lastSlot - 1) - countedSinceLastFrame) }
+    private mutating func countStep(to slot: Int64) {
+        if let lastSlot { steps[Step(slots: slot - lastSlot, counted: countedSinceLastFrame), default: 0] += 1 }
         countedSinceLastFrame = 0
     }
 }

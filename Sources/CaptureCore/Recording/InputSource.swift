@@ -122,13 +122,20 @@ struct InputSource: Sendable {
             return try InputContainer(
                 url: url, format: format, options: options, audioCodec: audioPlan?.codec, interrupt: interrupt)
         } catch {
-            throw Self.captureError(error, device: device, kind: kind)
+            throw Self.captureError(error, device: device, kind: kind, mode: mode)
         }
     }
 
     /// The user-facing error for an FFmpeg failure on a device.
-    static func captureError(_ error: FFmpegError, device: Device, kind: Device.Kind) -> CaptureError {
+    ///
+    /// - Parameter mode: the camera mode being opened, named in errors about starting the stream.
+    static func captureError(
+        _ error: FFmpegError, device: Device, kind: Device.Kind, mode: VideoMode? = nil
+    ) -> CaptureError {
         let name = device.name
+        if device.api == .v4l2, let reason = streamStartReason(error, mode: mode) {
+            return .notSupported(device: device.v4l2?.path ?? name, reason: reason)
+        }
         if device.api == .alsa, let errno = error.errno, [EBUSY, EACCES, EPERM, ENOENT, ENODEV, ENXIO].contains(errno) {
             return MicrophoneProber.openError(device, code: -errno)
         }
@@ -148,5 +155,21 @@ struct InputSource: Sendable {
             if device.api == .test { return .failed("\(name): the test source does not open: \(error)") }
             return .notSupported(device: name, reason: "cannot open it as asked: \(error)")
         }
+    }
+
+    /// A camera's refusal to start streaming (`VIDIOC_STREAMON`, as FFmpeg's log names it) in the
+    /// camera's terms; nil for other failures.
+    ///
+    /// USB cameras reserve isochronous bandwidth when they start: ENOSPC then means the bus has too
+    /// little left for this mode, not a full disk.
+    static func streamStartReason(_ error: FFmpegError, mode: VideoMode?) -> String? {
+        let what = mode.map { "\($0)" } ?? "this mode"
+        if error.errno == ENOSPC {
+            return "the USB bus has too little bandwidth left to stream \(what) (the driver's ENOSPC at stream start, "
+                + "not a full disk); choose a smaller size or a lower rate, a compressed format (--input-format mjpeg), "
+                + "or plug the camera into another USB port or controller"
+        }
+        guard let line = error.logLine, line.contains("VIDIOC_STREAMON") else { return nil }
+        return "the camera refused to start streaming \(what): \(error.message) (VIDIOC_STREAMON)"
     }
 }

@@ -148,8 +148,18 @@ public final class Recorder {
         var lastFlush = SessionClock.now()
         var progressFrames = (time: SessionClock.now(), frames: 0)
 
+        let loopStart = SessionClock.now()
+        // --duration ends on the session clock whatever a device's own clock does: a stream whose
+        // times went astray would otherwise never reach the end. The margin lets devices deliver
+        // what they captured up to the end (a sound server's last fragment).
+        let deadline = request.duration.map { t0 + Int64(($0 + 2) * 1e6) }
+
         loop: while true {
             let now = SessionClock.now()
+            if let deadline, now >= deadline, stoppingSince == nil {
+                stopReason = "duration"
+                break loop
+            }
             if stop.isRequested && stoppingSince == nil {
                 stoppingSince = now
                 stopReason = stop.signal != 0 ? StopSignal.name(of: stop.signal) : "stop requested"
@@ -206,12 +216,14 @@ public final class Recorder {
 
             // Housekeeping, at most a few times a second.
             let after = SessionClock.now()
-            if stoppingSince == nil, let stalled = stalledLane(now: after, startedAt: startedAt, endedLanes: endedLanes)
+            if stoppingSince == nil,
+                let stalled = stalledLane(
+                    now: after, startedAt: startedAt, loopStart: loopStart, endedLanes: endedLanes)
             {
                 failure = .io(
-                    subject: stalled,
+                    subject: stalled.device,
                     reason:
-                        "no data for \(Self.seconds(request.stallTimeout)) s; the device stalled. The file is finalized up to there"
+                        "\(stalled.lacking) for \(Self.seconds(request.stallTimeout)) s; the device stalled. The file is finalized up to there"
                 )
                 stopReason = "error"
                 break loop
@@ -265,13 +277,26 @@ public final class Recorder {
         return videoDone && audioDone
     }
 
-    /// The device name of a live input silent for longer than the stall timeout, if any.
-    private func stalledLane(now: Int64, startedAt: Int64, endedLanes: Set<Int>) -> String? {
+    /// The device name of a live input silent or useless for longer than the stall timeout, if
+    /// any, and what it did not send.
+    ///
+    /// - Parameters:
+    ///   - startedAt: when the readers started; `loopStart`: when every device had delivered.
+    private func stalledLane(now: Int64, startedAt: Int64, loopStart: Int64, endedLanes: Set<Int>) -> (
+        device: String, lacking: String
+    )? {
         let limit = Int64(request.stallTimeout * 1e6)
         for entry in [video.map { ($0.lane, $0.source) }, audio.map { ($0.lane, $0.source) }].compactMap({ $0 })
         where entry.1.live && !endedLanes.contains(entry.0) {
             let last = queue.lastArrival(lane: entry.0) ?? startedAt
-            if now - last > limit { return entry.1.device.name }
+            if now - last > limit { return (entry.1.device.name, "no data") }
+        }
+        // A camera that keeps sending only what cannot be recorded (damaged frames, frames whose
+        // times fall outside the recording) is as stalled as a silent one.
+        if let video, video.source.live, !video.path.done, !endedLanes.contains(video.lane),
+            now - (video.path.lastUsableAt ?? loopStart) > limit
+        {
+            return (video.source.device.name, "no usable frame")
         }
         return nil
     }

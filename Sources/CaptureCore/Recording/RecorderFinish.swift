@@ -33,8 +33,11 @@ extension Recorder {
             stopReason: failure == nil ? stopReason : "error", error: failure.map { "\($0)" })
         if let video {
             let path = video.path
-            let codec = CodecChoice.encoderName(
-                request.videoCodec ?? container.defaultVideoCodec ?? .h264, in: container)
+            // A camera's own H.264 may be copied although --codec h264 was asked.
+            let codec =
+                path.copies
+                ? "copy"
+                : CodecChoice.encoderName(request.videoCodec ?? container.defaultVideoCodec ?? .h264, in: container)
             summary.video = RecordingSummary.Video(
                 device: video.source.device.name,
                 input: [video.input.codec, video.input.pixelFormat].compactMap { $0 }.joined(separator: " "),
@@ -44,8 +47,10 @@ extension Recorder {
                     ?? video.input.pixelFormat ?? "?",
                 frameRateRequested: request.frameRate, frameRate: path.rate,
                 frameRateMeasured: path.measuredRate.map { ($0 * 1000).rounded() / 1000 },
+                frameRateDelivered: path.deliveredRate.map { ($0 * 1000).rounded() / 1000 },
                 framesWritten: path.written,
                 framesDropped: .init(late: path.late, corrupt: path.corrupt, gaps: path.gaps),
+                framesSkippedAtStart: path.skippedAtStart,
                 start: Double(path.firstTime ?? 0) / 1e6)
             if video.input.codec != "rawvideo" && summary.video?.codec == "copy" {
                 summary.video?.pixelFormat = video.input.codec

@@ -142,7 +142,18 @@ extension Recorder {
 
     private func setUpVideo(_ device: Device, codec: RecordingRequest.VideoCodec) throws(CaptureError) {
         let source = try InputSource.make(device, kind: .video, request: request)
-        let (input, index, info) = try openInput(source, kind: .video)
+        var (input, index, info) = try openInput(source, kind: .video)
+        if source.live && !info.isIntraOnly {
+            // A camera's own H.264 comes without extradata: the SPS and PPS travel in-band before
+            // each keyframe. Reading up to the first keyframe (`avformat_find_stream_info`, which
+            // runs FFmpeg's extract_extradata) gives MP4 and Matroska the avcC their header needs;
+            // the packets read stay queued in the demuxer and are recorded.
+            do throws(FFmpegError) { try input.findStreamInfo() } catch {
+                throw InputSource.captureError(error, device: source.device, kind: .video)
+            }
+            info = input.info(of: index)
+        }
+        let codec = Self.copiesCameraStream(codec, input: info, request: request) ? .copy : codec
         let width = info.width ?? 0
         let height = info.height ?? 0
         // The driver may quietly apply another size or rate than asked; record nothing rather than
@@ -203,10 +214,16 @@ extension Recorder {
                     )
                 }
             }
-            let settings = Encoder.VideoSettings(
+            var settings = Encoder.VideoSettings(
                 width: target.width, height: target.height, pixelFormat: target.format, frameRate: rate,
                 keyframeInterval: codec == .h264 ? max(1, Int(2 * rate.doubleValue)) : 1,
                 bitRate: request.bitRate ?? 0, options: codec == .h264 ? x264Options() : [:])
+            if codec == .h264 {
+                // The scaler writes limited-range YUV (a JPEG's full range converted, a camera's
+                // own YUV kept); JPEG's matrix is BT.601. Tagged, players need not guess.
+                settings.colorRange = AVCOL_RANGE_MPEG
+                if info.codec == "mjpeg" { settings.colorSpace = AVCOL_SPC_SMPTE170M }
+            }
             let name = CodecChoice.encoderName(codec, in: container)
             let made = try media("opening the \(name) encoder") { () throws(FFmpegError) in
                 try Encoder(video: name, settings, globalHeader: output.wantsGlobalHeader)
@@ -218,7 +235,7 @@ extension Recorder {
         }
         let path = VideoPath(
             stream: stream, rate: rate, decoder: decoder, encoder: encoder, width: target.width, height: target.height,
-            pixelFormat: target.format, frameLimit: request.frames)
+            pixelFormat: target.format, frameLimit: request.frames, input: info)
         if codec == .raw && container.muxer != "yuv4mpegpipe" && target == (width, height, inputFormat) {
             path.passThroughSize = Self.passThroughSize(input.stream(index).pointee.codecpar.pointee)
         }
@@ -230,6 +247,17 @@ extension Recorder {
             InputReader(
                 input: input, stream: index, source: source, lane: lane, queue: queue, interrupt: stop.interrupt))
         video = (path, lane, source, info)
+    }
+
+    /// True when `--codec h264` from a camera that sends H.264 itself writes the camera's stream as
+    /// it is: nothing asks for re-encoding (no --crf, --bitrate, --preset or --pixel-format), so a
+    /// decode and a second lossy encode would only cost CPU and quality.
+    static func copiesCameraStream(
+        _ codec: RecordingRequest.VideoCodec, input: MediaStreamInfo, request: RecordingRequest
+    ) -> Bool {
+        codec == .h264 && input.codec == "h264" && request.crf == nil && request.bitRate == nil
+            && request.preset == nil && request.pixelFormat == nil
+            && (input.width ?? 1) % 2 == 0 && (input.height ?? 1) % 2 == 0
     }
 
     /// The packet size of a raw input whose packets are exactly what the rawvideo encoder would

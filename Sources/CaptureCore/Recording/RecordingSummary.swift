@@ -7,7 +7,8 @@ public struct RecordingSummary: Codable, Hashable, Sendable {
         public var late: Int
         /// Empty or damaged buffers from the device.
         public var corrupt: Int
-        /// Missing from the device's timestamps: gaps over 1.5 frame intervals.
+        /// Missing from the device's timestamps: gaps over 1.5 frame intervals (of the camera's own
+        /// cadence when it runs steadily below the nominal rate).
         public var gaps: Int
         public var total: Int { late + corrupt + gaps }
     }
@@ -28,8 +29,15 @@ public struct RecordingSummary: Codable, Hashable, Sendable {
         public var frameRate: Rational
         /// Frames per second measured from the device's timestamps.
         public var frameRateMeasured: Double?
+        /// Frames per second the camera delivered when it ran steadily below `frameRate` (a webcam
+        /// lowering its rate in dim light); nil when it kept its rate. Its missing places on the
+        /// nominal grid are not drops.
+        public var frameRateDelivered: Double?
         public var framesWritten: Int
         public var framesDropped: Drops
+        /// Frames of an inter-frame stream (a camera's own H.264) before its first keyframe, which
+        /// nothing can decode: not part of the recording, not drops.
+        public var framesSkippedAtStart: Int
         /// The first frame's time from the start of the recording, seconds.
         public var start: Double
     }

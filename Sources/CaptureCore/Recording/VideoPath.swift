@@ -22,26 +22,46 @@ final class VideoPath {
     private(set) var done = false
     /// After dropping a copied packet, wait for a keyframe: the ones between cannot be decoded.
     private var awaitingKeyframe = false
+    /// An inter-frame stream (a camera's own H.264) starts at its first keyframe.
+    private var awaitingFirstKeyframe: Bool
+    /// Packets before the first keyframe: not part of the recording, not drops.
+    private(set) var skippedAtStart = 0
+    /// MJPEG: a frame without its start and end markers was cut short on the way (players choke
+    /// on it, a decoder shows half a picture).
+    private let checksJPEGMarkers: Bool
+    /// When the last frame that was not damaged arrived, on the session clock; nil before the
+    /// first. A camera that sends only frames nothing can use is stalled as surely as a silent one;
+    /// frames the loop is too slow for still count as usable.
+    private(set) var lastUsableAt: Int64?
 
     private(set) var firstTime: Int64?
     private(set) var lastTime: Int64?
     /// Frames written and frames missing, each counted once.
-    private(set) var tally = FrameTally()
+    private(set) var tally: FrameTally
     var written: Int { tally.written }
     var late: Int { tally.late }
     var corrupt: Int { tally.corrupt }
     var gaps: Int { tally.gaps }
     var droppedTotal: Int { tally.dropped }
+    /// True when packets go to the muxer as the camera sent them (`--codec copy`, or a camera's
+    /// own H.264 that nothing asked to re-encode).
+    var copies: Bool { encoder == nil }
+    /// Frames per second the camera delivers when it runs steadily below the nominal rate.
+    var deliveredRate: Double? { tally.deliveredRate }
     /// The payload size of a raw input frame that is written exactly as it came (`--codec raw` with
     /// the camera's own size and pixel format); nil when frames must be decoded and converted.
     var passThroughSize: Int?
 
     /// - Parameters:
     ///   - decoder, encoder: nil for `--codec copy`.
+    ///   - input: what the camera sends: whether it needs a keyframe to start, whether it is JPEG.
     init(
         stream: Int, rate: Rational, decoder: Decoder?, encoder: Encoder?, width: Int, height: Int,
-        pixelFormat: AVPixelFormat, frameLimit: Int?
+        pixelFormat: AVPixelFormat, frameLimit: Int?, input: MediaStreamInfo
     ) {
+        awaitingFirstKeyframe = !input.isIntraOnly
+        checksJPEGMarkers = input.codec == "mjpeg"
+        tally = FrameTally(frameInterval: av_rescale_q(1, rate.inverted.av, microseconds))
         self.stream = stream
         self.rate = rate
         self.decoder = decoder
@@ -81,6 +101,9 @@ final class VideoPath {
     }
 
     /// Records one packet captured at `time` (microseconds from the start of the recording).
+    ///
+    /// Whatever a device sends cannot end the recording: an empty, truncated or undecodable frame
+    /// is counted corrupt and skipped. Only the encoder and the muxer throw.
     func process(_ packet: Packet, time: Int64, mux: Mux) throws(CaptureError) {
         guard !done else { return }
         if let endTime, time >= endTime {
@@ -91,11 +114,22 @@ final class VideoPath {
         }
         // Frames captured before every device delivered: not part of the recording, not a drop.
         guard time >= 0 else { return }
-        if packet.size == 0 || packet.isCorrupt {
+        if awaitingFirstKeyframe {
+            // Inter-frame codecs (a camera's own H.264) decode only from a keyframe on.
+            guard packet.isKeyframe else {
+                skippedAtStart += 1
+                return
+            }
+            awaitingFirstKeyframe = false
+        }
+        if packet.size == 0 || packet.isCorrupt || (checksJPEGMarkers && !packet.isWholeJPEG) {
             tally.countCorrupt()
+            // A copied stream cannot continue after a hole until the next keyframe.
+            if encoder == nil { awaitingKeyframe = true }
             return
         }
         let slot = slot(of: time)
+        lastUsableAt = SessionClock.now()
         // Two frames in one slot: the second is late.
         if tally.isDuplicate(slot: slot) {
             tally.countDuplicate()
@@ -110,27 +144,35 @@ final class VideoPath {
             packet.isKeyframe = true
             accept(slot: slot, time: time)
             try mux(packet, stream)
-        } else if let encoder {
-            guard let decoder else { return }
-            try media("decoding video") { () throws(FFmpegError) in
-                try decoder.send(packet)
-                let frame = try Frame()
-                while try decoder.receive(into: frame) {
-                    if frame.isCorrupt {
-                        tally.countCorrupt()
-                        frame.unref()
-                        continue
-                    }
-                    let picture = try convert(frame)
-                    picture.pts = slot
-                    // Decoders mark every raw picture as an I frame, and libx264 takes a frame's
-                    // type as an order: passed on, every frame would become a keyframe (twice the
-                    // size). The encoder chooses frame types itself.
-                    picture.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE
-                    try encoder.send(picture)
-                    frame.unref()
-                    accept(slot: slot, time: time)
+        } else if let encoder, let decoder {
+            for frame in try decode(packet, with: decoder) {
+                if frame.isCorrupt {
+                    tally.countCorrupt()
+                    continue
                 }
+                // A decoder with a delay (H.264 with reordering) may give two pictures for one
+                // packet; one slot holds one.
+                if tally.isDuplicate(slot: slot) {
+                    tally.countDuplicate()
+                    continue
+                }
+                let picture: Frame
+                do {
+                    picture = try convert(frame)
+                } catch {
+                    // A picture the decoder made from a device's bytes in a size or format nothing
+                    // converts costs that frame only.
+                    if error.errno == ENOMEM { throw .failed("converting video failed: \(error)") }
+                    tally.countCorrupt()
+                    continue
+                }
+                picture.pts = slot
+                // Decoders mark every raw picture as an I frame, and libx264 takes a frame's type
+                // as an order: passed on, every frame would become a keyframe (twice the size). The
+                // encoder chooses frame types itself.
+                picture.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE
+                try media("encoding video") { () throws(FFmpegError) in try encoder.send(picture) }
+                accept(slot: slot, time: time)
             }
             try drainEncoder(mux: mux)
         } else {
@@ -147,20 +189,50 @@ final class VideoPath {
         if let frameLimit, written >= frameLimit { done = true }
     }
 
+    /// The pictures `packet` decodes to; none when the decoder rejects it, which is counted corrupt.
+    ///
+    /// Every decoder error but running out of memory can come from the bytes a device sent
+    /// (`AVERROR_INVALIDDATA`, a missing reference, "no frame!"), so it costs that frame only.
+    private func decode(_ packet: Packet, with decoder: Decoder) throws(CaptureError) -> [Frame] {
+        var frames: [Frame] = []
+        let previousUsable = lastUsableAt
+        do {
+            try decoder.send(packet)
+            while true {
+                let frame = try Frame()
+                guard try decoder.receive(into: frame) else { break }
+                frames.append(frame)
+            }
+        } catch {
+            if error.errno == ENOMEM { throw .failed("decoding video failed: \(error)") }
+            if frames.isEmpty {
+                tally.countCorrupt()
+                lastUsableAt = previousUsable
+            }
+            LibraryLog.shared.record(
+                level: AV_LOG_VERBOSE, line: "video frame dropped: the decoder rejected it: \(error)")
+        }
+        return frames
+    }
+
     private func accept(slot: Int64, time: Int64) {
-        tally.countWritten(slot: slot)
+        tally.countWritten(slot: slot, time: time)
         if firstTime == nil { firstTime = time }
         lastTime = time
     }
 
     private func convert(_ frame: Frame) throws(FFmpegError) -> Frame {
-        if frame.width == width && frame.height == height && frame.pixelFormat == pixelFormat { return frame }
+        // A full-range picture in a plain YUV format still needs its range converted.
+        let fullRange = frame.isFullRange && !frame.pixelFormat.isDeprecatedFullRange
+        if frame.width == width && frame.height == height && frame.pixelFormat == pixelFormat && !fullRange {
+            return frame
+        }
         if scaler == nil || scaler?.sourceWidth != frame.width || scaler?.sourceHeight != frame.height
-            || scaler?.sourceFormat != frame.pixelFormat
+            || scaler?.sourceFormat != frame.pixelFormat || scaler?.sourceFullRange != fullRange
         {
             scaler = try Scaler(
                 sourceWidth: frame.width, sourceHeight: frame.height, sourceFormat: frame.pixelFormat,
-                width: width, height: height, pixelFormat: pixelFormat)
+                sourceFullRange: fullRange, width: width, height: height, pixelFormat: pixelFormat)
         }
         return try scaler!.scale(frame)
     }
