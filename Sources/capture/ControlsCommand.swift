@@ -5,7 +5,7 @@ import Foundation
 struct ControlsCommand: Command {
     static let spec = CommandSpec(
         name: "controls",
-        abstract: "List, set, reset, save and load a camera's controls.",
+        abstract: "List, set, reset, save and load a camera's controls, or a microphone's mixer.",
         discussion: """
             Without options, lists every control: type, range, step, default, current value, \
             flags and menu entries, as v4l2-ctl -L does. Names are v4l2-ctl's (brightness, \
@@ -19,9 +19,18 @@ struct ControlsCommand: Command {
             reported. --reset and --load apply before --set; --save writes the values after all \
             of them. Controls never start the camera's stream, so they can change while another \
             program records.
+
+            For an ALSA microphone (hw:CARD=ID,DEV=N), lists its card's capture mixer \
+            elements as amixer does (capture volume in raw units, percent and dB, capture \
+            switch, capture source) and sets them by their mixer names: \
+            --set 'Capture=-6dB,on', --set Mic=50%, --set 'Capture Source=Line'.
             """,
         arguments: [
-            ArgumentSpec(name: "device", help: "A camera: a name or index from 'capture list' (/dev/video0).")
+            ArgumentSpec(
+                name: "device",
+                help:
+                    "A camera or an ALSA microphone: a name or index from 'capture list' (/dev/video0, hw:CARD=PCH,DEV=0)."
+            )
         ],
         options: [
             .option("--set", "name=value", help: "Set a control; repeat for more (applied as one set)."),
@@ -31,6 +40,7 @@ struct ControlsCommand: Command {
             .flag(
                 "--force",
                 help: "Let --save replace an existing file; let --load apply a profile made for another model."),
+            .flag("--audio", help: "Take the device as a microphone: an index counts microphones."),
             .json,
             .verbose,
         ]
@@ -43,6 +53,7 @@ struct ControlsCommand: Command {
     var load: String?
     var force: Bool
     var json: Bool
+    var audio: Bool
 
     init(_ arguments: ParsedArguments) throws {
         func fail(_ message: String) -> UsageError { UsageError(message: message, command: Self.spec) }
@@ -58,6 +69,7 @@ struct ControlsCommand: Command {
         load = arguments.value("--load")
         force = arguments.flag("--force")
         json = arguments.flag("--json")
+        audio = arguments.flag("--audio")
         if reset && load != nil { throw fail("--reset and --load cannot be combined: each sets every control") }
         if let save, save == load { throw fail("--save and --load name the same file") }
     }
@@ -72,7 +84,13 @@ struct ControlsCommand: Command {
     }
 
     func run() throws -> Int32 {
-        let resolved = try DeviceResolver.resolve(device, kind: .video)
+        let kind: Device.Kind
+        switch device {
+        case .alsa, .pulse: kind = .audio
+        default: kind = audio ? .audio : .video
+        }
+        let resolved = try DeviceResolver.resolve(device, kind: kind)
+        if resolved.api == .alsa || resolved.api == .pulse { return try runMixer(resolved) }
         guard resolved.api == .v4l2 else {
             throw CaptureError.notSupported(
                 device: resolved.name, reason: "has no controls: only V4L2 cameras (/dev/videoN) have controls")
@@ -117,6 +135,42 @@ struct ControlsCommand: Command {
             }
         }
         return 0
+    }
+
+    /// `capture controls` for an ALSA microphone: its card's capture mixer elements, listed or
+    /// set.
+    private func runMixer(_ device: Device) throws -> Int32 {
+        if reset || save != nil || load != nil {
+            throw UsageError(
+                message: "--reset, --save and --load apply to cameras; a microphone's mixer takes --set",
+                command: Self.spec)
+        }
+        guard device.api == .alsa, let card = ALSAMixer.card(of: device) else {
+            throw CaptureError.notSupported(
+                device: device.name,
+                reason: device.api == .pulse
+                    ? "a PulseAudio source has no ALSA mixer; use pactl set-source-volume"
+                    : "an ALSA plugin PCM has no card of its own; name the card's microphone (hw:CARD=ID,DEV=N) for its mixer"
+            )
+        }
+        let mixer = try ALSAMixer(card: card)
+        let changes = settings.isEmpty ? [] : try mixer.apply(settings, device: device.name)
+        if json {
+            try printJSON(MixerReport(device: device.name, card: card, mixer: mixer.elements(), applied: changes))
+        } else if changes.isEmpty {
+            print(ControlsText.mixer(device: device.name, card: card, mixer.elements()), terminator: "")
+        } else {
+            print(ControlsText.mixerChanges(changes), terminator: "")
+        }
+        return 0
+    }
+
+    /// The `--json` document for a microphone.
+    struct MixerReport: Encodable {
+        var device: String
+        var card: String
+        var mixer: [MixerElement]
+        var applied: [MixerChange]
     }
 
     /// Refuses an existing file without --force (73), a directory, or a missing folder.

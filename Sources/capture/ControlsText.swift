@@ -103,4 +103,48 @@ enum ControlsText {
             return "  control: \(entry.name) \(before)\(now)\(changed)\n"
         }.joined() + report.skipped.map { "  control: \($0) left to the camera (its automatic mode is on)\n" }.joined()
     }
+
+    /// A microphone's capture mixer elements, laid out as `amixer scontents` does.
+    static func mixer(device: String, card: String, _ elements: [MixerElement]) -> String {
+        var out = "Microphone \(device): capture mixer of card \(card)\n"
+        if elements.isEmpty { out += "\t(no capture volume, switch or source)\n" }
+        for element in elements {
+            out += "Simple mixer control '\(element.name)',\(element.index)\n"
+            out += "  Capabilities: \(element.capabilities.joined(separator: " "))\n"
+            if element.isEnum {
+                out += "  Items: \(element.items.map { "'\($0)'" }.joined(separator: " "))\n"
+            }
+            if element.hasVolume || element.hasSwitch {
+                out += "  Capture channels: \(element.channels.map(\.name).joined(separator: " - "))\n"
+            }
+            if let minimum = element.minimum, let maximum = element.maximum {
+                let dB = element.minimumDB.map { " [\(decibels($0)) - \(decibels(element.maximumDB ?? $0))]" } ?? ""
+                out += "  Limits: Capture \(minimum) - \(maximum)\(dB)\n"
+            }
+            for channel in element.channels { out += "  \(channel.name): \(state(channel))\n" }
+        }
+        return out
+    }
+
+    /// `Capture 0 [33%] [-30.00dB] [off]`, `Item0: 'Line'` for an enum.
+    static func state(_ channel: MixerElement.Channel) -> String {
+        var parts: [String] = []
+        if let volume = channel.volume { parts.append("Capture \(volume)") }
+        if let percent = channel.percent { parts.append("[\(percent)%]") }
+        if let dB = channel.dB { parts.append("[\(decibels(dB))]") }
+        if let on = channel.captureOn { parts.append(on ? "[on]" : "[off]") }
+        if let item = channel.item { parts.append("'\(item)'") }
+        return parts.joined(separator: " ")
+    }
+
+    static func decibels(_ value: Double) -> String { String(format: "%.2fdB", value) }
+
+    /// `Mic: Front Left: Capture 0 [33%] [-30.00dB] [off] -> Capture 50 [67%] [-15.00dB] [on]`
+    static func mixerChanges(_ changes: [MixerChange]) -> String {
+        changes.map { change in
+            zip(change.before.channels, change.after.channels).map { before, after in
+                "\(change.name): \(after.name): \(state(before)) -> \(state(after))\n"
+            }.joined()
+        }.joined()
+    }
 }
