@@ -89,7 +89,7 @@ enum ControlsText {
             }
         }
         for name in report.skipped { out += "\(name): left to the camera (its automatic mode is on)\n" }
-        if unchanged > 0 { out += "\(unchanged) other controls already had their value\n" }
+        if unchanged > 0 { out += "\(unchanged) controls kept their value\n" }
         return out
     }
 
