@@ -161,6 +161,28 @@ import Testing
         #expect(forced.writes.map(\.name) == ["contrast"])
     }
 
+    @Test func readBackReportsWhatTheDriverChanged() throws {
+        let written = try plan(["gain_automatic=0", "gain=200", "brightness=20", "button=1"])
+        // The driver as it might answer: brightness rounded to its own step, gain as asked.
+        let after = vivid.map { control -> CameraControl in
+            var control = control
+            switch control.name {
+            case "gain_automatic": control.value = 0
+            case "gain": control.value = 200
+            case "brightness": control.value = 16
+            default: break
+            }
+            return control
+        }
+        let report = ControlReport(plan: written, after: after)
+        #expect(report.changed.map(\.name) == ["brightness"])
+        #expect(report.changed.first?.value == .integer(16))
+        #expect(report.changed.first?.requested == .integer(20))
+        #expect(report.changed.first?.previous == .integer(128))
+        // A button has nothing to read back.
+        #expect(report.controls.first { $0.name == "button" }?.changedByDriver == false)
+    }
+
     @Test func settingShape() {
         #expect(ControlSetting(parsing: "a=b=c") == ControlSetting(name: "a", value: "b=c"))
         #expect(ControlSetting(parsing: "brightness=") == ControlSetting(name: "brightness", value: ""))

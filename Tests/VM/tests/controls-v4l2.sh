@@ -213,6 +213,10 @@ check_eq "record --control nosuch=1: exit 64" 64 "$(run recunknown "$CAPTURE" re
 check_eq "--restore-controls: exit 0" 0 "$(run restore "$CAPTURE" record --video $cam --video-size 320x180 \
     --codec raw --frames 2 --control brightness=40 --restore-controls "$out/r.nut")"
 check_eq "--restore-controls: brightness back to 128" "brightness: 128" "$(v4l2-ctl -d $cam -C brightness)"
+check_eq "--restore-controls, then a mode the camera lacks: exit 69" 69 "$(run restorefail "$CAPTURE" record \
+    --video $cam --video-size 1920x1080 --framerate 30 --control brightness=40 --restore-controls "$out/f.mkv")"
+check_eq "--restore-controls after the failure: brightness back to 128" "brightness: 128" \
+    "$(v4l2-ctl -d $cam -C brightness)"
 "$CAPTURE" record --video $cam --video-size 320x180 --codec raw --control brightness=60 \
     --control gain_automatic=0 --control gain=10 --restore-controls "$out/int.nut" \
     >"$VM_OUT/int.out" 2>"$VM_OUT/int.err" &
