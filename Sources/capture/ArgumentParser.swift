@@ -11,16 +11,20 @@ struct OptionSpec {
     var help: String
     /// Shown as `(default: ...)` at the end of the help line.
     var defaultValue: String?
+    /// Given more than once, every value counts (`ParsedArguments.values`); shown as `...`.
+    var repeats = false
 
     static func flag(_ name: String, short: String? = nil, help: String) -> OptionSpec {
         OptionSpec(name: name, short: short, value: nil, help: help, defaultValue: nil)
     }
-    static func option(_ name: String, _ value: String, help: String, default d: String? = nil) -> OptionSpec {
-        OptionSpec(name: name, short: nil, value: value, help: help, defaultValue: d)
+    static func option(
+        _ name: String, _ value: String, help: String, default d: String? = nil, repeats: Bool = false
+    ) -> OptionSpec {
+        OptionSpec(name: name, short: nil, value: value, help: help, defaultValue: d, repeats: repeats)
     }
 
-    /// `--duration <seconds>` or `--json`.
-    var synopsis: String { value.map { "\(name) <\($0)>" } ?? name }
+    /// `--duration <seconds>`, `--set <name=value> ...` or `--json`.
+    var synopsis: String { value.map { "\(name) <\($0)>" + (repeats ? " ..." : "") } ?? name }
 }
 
 /// One positional argument, e.g. `<device>`.

@@ -33,7 +33,7 @@ struct ControlsCommand: Command {
             )
         ],
         options: [
-            .option("--set", "name=value", help: "Set a control; repeat for more (applied as one set)."),
+            .option("--set", "name=value", help: "Set a control; repeat for more (applied as one set).", repeats: true),
             .flag("--reset", help: "Set every writable control to its default."),
             .option("--save", "file", help: "Write every writable control's value to a JSON profile."),
             .option("--load", "file", help: "Apply a profile written by --save (same checks and order as --set)."),

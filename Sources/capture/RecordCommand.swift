@@ -43,8 +43,8 @@ struct RecordCommand: Command {
             .option(
                 "--control", "name=value",
                 help:
-                    "Set a camera control before streaming, as 'capture controls --set' does; repeat for more. Controls stay set after the recording."
-            ),
+                    "Set a camera control before streaming, as 'capture controls --set' does; repeat for more. Controls stay set after the recording.",
+                repeats: true),
             .option(
                 "--controls-from", "file", help: "Apply a profile from 'capture controls --save' before streaming."),
             .flag("--restore-controls", help: "Put the controls back as they were when the recording ends."),

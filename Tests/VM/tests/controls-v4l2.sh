@@ -203,6 +203,23 @@ check_eq "record --control --json lists it" "brightness 20" "$(run recjson "$CAP
     json "$VM_OUT/recjson.out" "' '.join(str(x) for x in [d['controls']['controls'][0]['name'], d['controls']['controls'][0]['value']])")"
 "$CAPTURE" controls $cam --set brightness=128 >/dev/null
 
+# --controls-from: a saved profile applied before streaming, --control on top of it; a profile
+# of another model is refused before any file exists.
+"$CAPTURE" controls $cam --set brightness=200 --set contrast=30 --save "$out/rec.json" >/dev/null
+"$CAPTURE" controls $cam --reset >/dev/null
+check_eq "record --controls-from: exit 0" 0 "$(run recfrom "$CAPTURE" record --video $cam --video-size 320x180 \
+    --codec raw --frames 2 --controls-from "$out/rec.json" --control contrast=60 "$out/from.nut")"
+check_eq "record --controls-from: the profile's value and the --control on top" \
+    "$(printf 'brightness: 200\ncontrast: 60')" "$(v4l2-ctl -d $cam -C brightness,contrast)"
+check "record --controls-from: the summary lists them" \
+    grep -qxF "  control: contrast 128 -> 60" "$VM_OUT/recfrom.out"
+"$CAPTURE" controls $cam --reset >/dev/null
+check_eq "record --controls-from another model: exit 69" 69 "$(run recother "$CAPTURE" record --video $cam \
+    --video-size 320x180 --codec raw --frames 2 --controls-from "$out/other.json" "$out/other.nut")"
+check "record --controls-from another model: no file" test ! -e "$out/other.nut"
+check_eq "record --controls-from another model: brightness untouched" "brightness: 128" \
+    "$(v4l2-ctl -d $cam -C brightness)"
+
 # A bad value fails before any file exists; --restore-controls puts values back, also after
 # SIGINT.
 check_eq "record --control brightness=999: exit 69" 69 "$(run recbad "$CAPTURE" record --video $cam \
