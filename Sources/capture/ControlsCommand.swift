@@ -99,7 +99,9 @@ struct ControlsCommand: Command {
         if let save { try checkSaveTarget(save) }
         let profile = try load.map { path throws(CaptureError) in try ControlProfile.read(path: path) }
         let session = try CameraControlSession(device: resolved)
-        var reports: [(ControlReport, whole: Bool)] = []
+        // Every set is checked before anything is written: the profile or the reset first, then
+        // --set against the controls as those leave them.
+        var plans: [(ControlPlan, whole: Bool)] = []
         if let profile {
             if !profile.device.sameModel(as: session.identity) && !force {
                 throw CaptureError.notSupported(
@@ -108,14 +110,27 @@ struct ControlsCommand: Command {
                         "the profile \(load!) was saved from \(profile.device.modelDescription), not this \(session.identity.modelDescription); use --force to load it anyway"
                 )
             }
-            reports.append((try session.apply(profile.settings, source: .profile(ignoreUnknown: force)), true))
+            plans.append(
+                (
+                    try ControlPlan.make(
+                        profile.settings, controls: session.controls, device: session.path,
+                        source: .profile(ignoreUnknown: force)), true
+                ))
         }
-        if reset {
-            reports.append(
-                (try session.apply(ControlPlan.reset(controls: session.controls, device: session.path)), true))
-        }
+        if reset { plans.append((try ControlPlan.reset(controls: session.controls, device: session.path), true)) }
         if !settings.isEmpty {
-            reports.append((try session.apply(settings), false))
+            let expected = plans.first?.0.expectedControls(from: session.controls) ?? session.controls
+            plans.append((try ControlPlan.make(settings, controls: expected, device: session.path), false))
+        }
+        var reports: [(ControlReport, whole: Bool)] = []
+        for (plan, whole) in plans {
+            do {
+                reports.append((try session.apply(plan), whole))
+            } catch {
+                // A later set the driver refuses takes the earlier ones back with it.
+                for (report, _) in reports.reversed() { _ = session.restore(report) }
+                throw error
+            }
         }
         if let save {
             try write(ControlProfile(identity: session.identity, controls: session.controls), to: save)

@@ -63,8 +63,9 @@ public final class CameraControlSession {
         return ControlReport(plan: plan, after: controls)
     }
 
-    /// Puts back the values `report` replaced, automatic modes last so the manual values they
-    /// gate land first. Best effort: what the driver refuses is returned, not thrown.
+    /// Puts back the values `report` replaced, in the order of any set: automatic modes first,
+    /// then the manual values they gate (left to the camera when its automatic mode comes back
+    /// on). Best effort: what the driver refuses is returned, not thrown.
     ///
     /// - Returns: one line per control that could not be put back.
     public func restore(_ report: ControlReport) -> [String] {

@@ -134,6 +134,20 @@ public struct ControlPlan: Hashable, Sendable {
         self.skipped = skipped
     }
 
+    /// `controls` as they will read once this plan is written (as far as the plan decides it),
+    /// for checking a later set before anything is written.
+    public func expectedControls(from controls: [CameraControl]) -> [CameraControl] {
+        var expected = controls
+        for write in writes {
+            guard let index = expected.firstIndex(where: { $0.id == write.id }) else { continue }
+            switch write.value {
+            case .integer(let number): expected[index].value = number
+            case .string(let text): expected[index].stringValue = text
+            }
+        }
+        return expected
+    }
+
     /// The control named `name`: its standard name or its label, ignoring case, `-` and `_`
     /// and spaces alike.
     static func find(_ name: String, in controls: [CameraControl]) -> CameraControl? {

@@ -41,13 +41,18 @@ extension Recorder {
                     "the profile \(request.controlsProfile!) was saved from \(profile.device.modelDescription), not this \(session.identity.modelDescription); load it with 'capture controls --load --force' first"
             )
         }
-        // The --control values are checked before the profile is written, so either fails with
-        // nothing changed; they go on top of the profile's.
-        let commandLine = try ControlPlan.make(request.controls, controls: session.controls, device: session.path)
-        var report = ControlReport(controls: [], skipped: [])
-        if let profile {
-            report = try session.apply(profile.settings, source: .profile(ignoreUnknown: false))
+        // Both sets are checked before anything is written, the --control values against the
+        // controls as the profile leaves them (a profile that turns automatic gain off lets a
+        // --control set the gain); they go on top of the profile's.
+        let profilePlan = try profile.map { profile throws(CaptureError) in
+            try ControlPlan.make(
+                profile.settings, controls: session.controls, device: session.path,
+                source: .profile(ignoreUnknown: false))
         }
+        let expected = profilePlan?.expectedControls(from: session.controls) ?? session.controls
+        let commandLine = try ControlPlan.make(request.controls, controls: expected, device: session.path)
+        var report = ControlReport(controls: [], skipped: [])
+        if let profilePlan { report = try session.apply(profilePlan) }
         if !request.controls.isEmpty {
             do {
                 report = report.followed(by: try session.apply(commandLine))

@@ -115,6 +115,15 @@ import Testing
         #expect("\(error!)".contains("add auto_exposure=1"))
     }
 
+    @Test func aLaterSetIsCheckedAgainstWhatAnEarlierOneLeaves() throws {
+        let profile = try ControlPlan.make(
+            [ControlSetting(name: "gain_automatic", value: "0")], controls: vivid, device: device,
+            source: .profile(ignoreUnknown: false))
+        #expect(refusal(["gain=10"]) != nil)
+        let later = try plan(["gain=10"], profile.expectedControls(from: vivid))
+        #expect(values(later) == ["gain=10"])
+    }
+
     @Test func aLaterValueOfTheSameControlWins() throws {
         #expect(values(try plan(["brightness=1", "Brightness=2"])) == ["brightness=2"])
     }
