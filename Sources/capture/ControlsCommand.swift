@@ -29,20 +29,33 @@ struct ControlsCommand: Command {
             ArgumentSpec(
                 name: "device",
                 help:
-                    "A camera or an ALSA microphone: a name or index from 'capture list' (/dev/video0, hw:CARD=PCH,DEV=0)."
-            )
+                    "A camera or an ALSA microphone: a name or index from 'capture list' (/dev/video0, hw:CARD=PCH,DEV=0).",
+                kind: .device(.any))
         ],
         options: [
             .option("--set", "name=value", help: "Set a control; repeat for more (applied as one set).", repeats: true),
             .flag("--reset", help: "Set every writable control to its default."),
-            .option("--save", "file", help: "Write every writable control's value to a JSON profile."),
-            .option("--load", "file", help: "Apply a profile written by --save (same checks and order as --set)."),
+            .option(
+                "--save", "file", help: "Write every writable control's value to a JSON profile.",
+                kind: .file(extensions: ["json"])),
+            .option(
+                "--load", "file", help: "Apply a profile written by --save (same checks and order as --set).",
+                kind: .file(extensions: ["json"])),
             .flag(
                 "--force",
                 help: "Let --save replace an existing file; let --load apply a profile made for another model."),
             .flag("--audio", help: "Take the device as a microphone: an index counts microphones."),
             .json,
             .verbose,
+        ],
+        examples: [
+            ("capture controls /dev/video0", "Every control of a camera, with its range and value."),
+            (
+                "capture controls /dev/video0 --set auto_exposure=1 --set exposure_time_absolute=200",
+                "Fix the exposure: manual mode first, then the exposure time."
+            ),
+            ("capture controls /dev/video0 --save cam.json", "Save every writable control to a profile."),
+            ("capture controls hw:CARD=PCH,DEV=0 --set 'Capture=-6dB,on'", "Set a microphone's capture volume."),
         ]
     )
 
