@@ -56,6 +56,15 @@ struct RecordCommand: Command {
             .option(
                 "--stall-timeout", "seconds", help: "End with exit 74 when a device sends nothing for this long.",
                 default: "5"),
+            .option(
+                "--control", "name=value",
+                help:
+                    "Set a camera control before streaming, as 'capture controls --set' does; repeat for more. Controls stay set after the recording.",
+                repeats: true),
+            .option(
+                "--controls-from", "file", help: "Apply a profile from 'capture controls --save' before streaming.",
+                kind: .file(extensions: ["json"])),
+            .flag("--restore-controls", help: "Put the controls back as they were when the recording ends."),
             .flag("--force", help: "Overwrite the output if it exists."),
             .json,
             .flag("--quiet", help: "Print nothing but errors (and the --json summary)."),
@@ -149,6 +158,17 @@ struct RecordCommand: Command {
         request.frames = try number("--frames", 1...Int(Int32.max))
         request.stallTimeout = try number("--stall-timeout", 0.1...3600.0) ?? 5
         request.force = arguments.flag("--force")
+        request.controls = try arguments.values("--control").map { text in
+            guard let setting = ControlSetting(parsing: text) else {
+                throw fail("--control takes NAME=VALUE, e.g. brightness=20, not '\(text)'")
+            }
+            return setting
+        }
+        request.controlsProfile = arguments.value("--controls-from")
+        request.restoreControls = arguments.flag("--restore-controls")
+        if request.restoreControls && request.controls.isEmpty && request.controlsProfile == nil {
+            throw fail("--restore-controls needs --control or --controls-from")
+        }
         json = arguments.flag("--json")
         quiet = arguments.flag("--quiet")
     }
@@ -249,6 +269,7 @@ struct RecordCommand: Command {
         if let offset = s.startOffset {
             out += "  audio/video start offset: \(String(format: "%+.3f", offset)) s\n"
         }
+        if let controls = s.controls { out += ControlsText.recorded(controls) }
         out += "  stopped by: \(s.stopReason)\n"
         if let problem = s.finishProblem { out += "  note: \(problem)\n" }
         return out

@@ -38,6 +38,8 @@ public final class Recorder {
     /// them, in seconds.
     var measuredStartOffset: Double?
     private var createdFile = false
+    /// The controls `applyControls` set, kept for the summary and `--restore-controls`.
+    var appliedControls: AppliedControls?
 
     /// Records until --duration, --frames, the end of the inputs, a stop request, or an error.
     ///
@@ -49,7 +51,9 @@ public final class Recorder {
         defer { tearDown() }
         do {
             try prepare()
-            return try record()
+            var result = try record()
+            result.summary.controls = appliedControls?.report
+            return result
         } catch {
             // A stop during start-up interrupts FFmpeg's opens and reads with errors of their own;
             // before the file exists, that is a stop with nothing recorded, not a failure.
@@ -77,6 +81,7 @@ public final class Recorder {
         audio = nil
         // A reader still blocked in a read (a stalled device) keeps its input; exiting frees it.
         for reader in readers { reader.close() }
+        restoreControls()
     }
 
     /// Writes a packet, creating the file and writing the header on the first one.

@@ -53,6 +53,7 @@ extension Recorder {
             throw .usage(
                 "--sample-format applies to --audio-codec pcm and flac; \(audioCodec.rawValue) chooses its own")
         }
+        try applyControls(to: videoDevice)
         output = try media("preparing \(request.output)") { () throws(FFmpegError) in
             try OutputContainer(path: request.output, formatName: container.muxer)
         }

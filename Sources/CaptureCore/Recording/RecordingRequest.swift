@@ -66,6 +66,12 @@ public struct RecordingRequest: Sendable {
     public var force: Bool
     /// Seconds without data from a live device before it counts as stalled.
     public var stallTimeout: Double
+    /// Camera controls to set before streaming (`--control NAME=VALUE`), on top of the profile.
+    public var controls: [ControlSetting] = []
+    /// A profile from `capture controls --save` to apply before streaming (`--controls-from`).
+    public var controlsProfile: String?
+    /// Put the controls back as they were when the recording ends (`--restore-controls`).
+    public var restoreControls = false
 
     public init(
         video: DeviceName? = nil, audio: DeviceName? = nil, output: String, videoSize: FrameDimensions? = nil,

@@ -85,6 +85,8 @@ public struct RecordingSummary: Codable, Hashable, Sendable {
     public var stopReason: String
     /// The error that ended the recording, if one did; the file is finalized up to it.
     public var error: String?
+    /// The camera controls set before streaming, and what the driver made of them.
+    public var controls: ControlReport? = nil
 }
 
 /// A snapshot for the progress line, taken at most four times a second.
