@@ -170,14 +170,45 @@ import Testing
 @Suite struct PacketQueueTests {
     func item(_ time: Int64) throws -> QueuedPacket { QueuedPacket(packet: try Packet(), time: time) }
 
+    /// A queue whose recording has started (`firstTimes` returned): live video lanes drop.
+    func started(_ queue: PacketQueue) -> PacketQueue {
+        _ = queue.firstTimes(until: 0)
+        return queue
+    }
+
     @Test func aFullLiveVideoLaneDropsItsOldestAndCountsThem() throws {
         let queue = PacketQueue()
         let lane = queue.addLane(live: true, dropsOldest: true, capacity: 3)
+        _ = started(queue)
         for time in 0..<10 { queue.push(try item(Int64(time)), lane: lane) }
         #expect(queue.dropped(lane: lane) == 7)
         var times: [Int64] = []
         while case .packet(_, let packet) = queue.next(timeout: 0) { times.append(packet.time) }
         #expect(times == [7, 8, 9])
+    }
+
+    @Test func beforeTheRecordingStartsALiveVideoLaneKeepsWhatItGets() throws {
+        // The camera delivers while a microphone's first fragment is still on its way: those
+        // frames belong to the recording once it starts at the microphone's first sample.
+        let queue = PacketQueue()
+        let video = queue.addLane(live: true, dropsOldest: true, capacity: 3)
+        let audio = queue.addLane(live: true, dropsOldest: false, capacity: 100)
+        for time in 0..<10 { queue.push(QueuedPacket(packet: try Packet(size: 1024), time: Int64(time)), lane: video) }
+        #expect(queue.dropped(lane: video) == 0)
+        queue.push(try item(2), lane: audio)
+        #expect(queue.firstTimes(until: 0) == [0, 2])
+        // The backlog is worked off: the lane takes new frames without dropping old ones, shrinking
+        // back to its capacity as the loop takes from it, and drops again only once there.
+        var taken = 0
+        for time in 10..<20 {
+            queue.push(QueuedPacket(packet: try Packet(size: 1024), time: Int64(time)), lane: video)
+            for _ in 0..<2 where queue.next(timeout: 0).isPacket { taken += 1 }
+        }
+        #expect(queue.dropped(lane: video) == 0)
+        while queue.next(timeout: 0).isPacket { taken += 1 }
+        #expect(taken == 21, "every frame and the one audio packet")
+        for time in 20..<30 { queue.push(try item(Int64(time)), lane: video) }
+        #expect(queue.dropped(lane: video) == 7)
     }
 
     @Test func aLiveAudioLaneNeverDrops() throws {
@@ -216,6 +247,7 @@ import Testing
         let queue = PacketQueue()
         let video = queue.addLane(live: true, dropsOldest: true, capacity: 2)
         let audio = queue.addLane(live: true, dropsOldest: false, capacity: 100)
+        _ = started(queue)
         // The loop fell behind: the video lane kept its two freshest frames; the audio backlog
         // reaches back 1.5 s, beyond the lag limit.
         for ms in [300, 200, 100, 50] { queue.push(try item(now - Int64(ms) * 1000), lane: video) }
@@ -262,6 +294,7 @@ import Testing
     @Test func aPacketIsFreedOnceTakenOrDropped() throws {
         let queue = PacketQueue()
         let lane = queue.addLane(live: true, dropsOldest: true, capacity: 2)
+        _ = started(queue)
         var watches: [Watch] = []
         for time in 0..<3 {
             let packet = try Packet(size: 1024)
@@ -449,5 +482,12 @@ import Testing
         // The queue dropped 5 and 6, the device never delivered 7 and 8: frame 9 skips four slots.
         let tally = play(lost: [7, 8], queued: [5, 6], corrupt: [], twice: [])
         #expect(tally.late == 2 && tally.gaps == 2)
+    }
+}
+
+extension PacketQueue.Event {
+    var isPacket: Bool {
+        if case .packet = self { return true }
+        return false
     }
 }

@@ -94,8 +94,10 @@ import Testing
             #expect(abs(kept - duration) <= 0.05, "\(kept) s")
         } else {
             // Start-up: a sink whose latency the server still has to lower delivers its first
-            // fragment up to its old latency late, and the recording starts then (README, Limits).
-            #expect(kept >= 1.5, "kept \(kept) s of 4")
+            // fragment up to its old latency late; the camera's frames are kept meanwhile and the
+            // audio starts later in the file, so at most 0.5 s more is lost than with the test
+            // sources alone (3.9 s of 4).
+            #expect(kept >= 3.4, "kept \(kept) s of 4")
         }
         let ends = try Self.streamEnds(file)
         #expect(abs(ends.audio - ends.video) <= 0.02, "audio ends at \(ends.audio) s, video at \(ends.video) s")

@@ -14,6 +14,11 @@ struct QueuedPacket: @unchecked Sendable {
 /// and a gap is audible). A lane fed from an unpaced source (a lavfi graph) makes its reader wait
 /// instead, since nothing is lost by waiting. A packet taken out or dropped is let go at once
 /// (`PacketRing`), so the queue holds no more frames than it has waiting. Thread-safe.
+///
+/// Until the recording starts (`firstTimes` returns), a live video lane keeps what it gets, up to
+/// `startupByteBudget`: a device that delivers late (a sound server's first fragment, stamped with
+/// its capture time) must not cost the frames captured meanwhile. That backlog is then worked off,
+/// the lane shrinking back to its capacity as the loop takes from it.
 final class PacketQueue: @unchecked Sendable {
     struct LaneState {
         /// Edited in place through `lanes[i]`: a copy of the state would copy the ring's storage.
@@ -32,6 +37,16 @@ final class PacketQueue: @unchecked Sendable {
         var count: Int { items.count }
         /// Capture time of the oldest packet waiting; nil when none is.
         var firstTime: Int64? { items.first?.time }
+        /// Bytes of payload waiting.
+        var bytes = 0
+        /// Packets held above `capacity` since start-up, shrinking as the loop takes them.
+        var backlog = 0
+
+        mutating func popFirst() -> QueuedPacket? {
+            guard let item = items.popFirst() else { return nil }
+            bytes -= item.packet.size
+            return item
+        }
     }
 
     enum Event {
@@ -48,8 +63,13 @@ final class PacketQueue: @unchecked Sendable {
     /// How far (microseconds) a live audio lane may fall behind before it is served first.
     static let audioLagLimit: Int64 = 1_000_000
 
+    /// Bytes a live video lane may hold before the recording starts.
+    static let startupByteBudget = 64 << 20
+
     private let condition = NSCondition()
     private var lanes: [LaneState] = []
+    /// False until `firstTimes` has returned: the recording has not started.
+    private var started = false
     private var reportedEnd: Set<Int> = []
     private var closed = false
 
@@ -75,9 +95,12 @@ final class PacketQueue: @unchecked Sendable {
         var discarded: [QueuedPacket] = []
         condition.withLock {
             lanes[lane].lastArrival = SessionClock.now()
-            while !closed && lanes[lane].count >= lanes[lane].capacity {
+            while !closed && lanes[lane].count >= lanes[lane].capacity + lanes[lane].backlog {
+                if lanes[lane].dropsOldest && !started && lanes[lane].bytes < Self.startupByteBudget {
+                    break
+                }
                 if lanes[lane].dropsOldest {
-                    if let oldest = lanes[lane].items.popFirst() {
+                    if let oldest = lanes[lane].popFirst() {
                         lanes[lane].droppedTimes.append(oldest.time)
                         discarded.append(oldest)
                     }
@@ -90,6 +113,7 @@ final class PacketQueue: @unchecked Sendable {
             }
             if closed { return }
             lanes[lane].items.push(item)
+            lanes[lane].bytes += item.packet.size
             condition.broadcast()
         }
         discarded.removeAll()
@@ -109,7 +133,10 @@ final class PacketQueue: @unchecked Sendable {
     func close() {
         condition.withLock {
             closed = true
-            for index in lanes.indices { lanes[index].items.removeAll() }
+            for index in lanes.indices {
+                lanes[index].items.removeAll()
+                lanes[index].bytes = 0
+            }
             condition.broadcast()
         }
     }
@@ -124,6 +151,9 @@ final class PacketQueue: @unchecked Sendable {
                 if remaining <= 0 { break }
                 _ = condition.wait(until: Date(timeIntervalSinceNow: Double(remaining) / 1e6))
             }
+            started = true
+            // Room for what is held plus the next frame, so the backlog does not cost the next one.
+            for index in lanes.indices { lanes[index].backlog = max(0, lanes[index].count - lanes[index].capacity + 1) }
             return lanes.map(\.firstTime)
         }
     }
@@ -160,7 +190,10 @@ final class PacketQueue: @unchecked Sendable {
                         guard let time = lanes[index].firstTime else { continue }
                         if best == nil || time < best!.time { best = (index, time) }
                     }
-                    if let best, let item = lanes[best.lane].items.popFirst() {
+                    if let best, let item = lanes[best.lane].popFirst() {
+                        // The start-up backlog shrinks as it is worked off, never grows again.
+                        lanes[best.lane].backlog = min(
+                            lanes[best.lane].backlog, max(0, lanes[best.lane].count - lanes[best.lane].capacity + 1))
                         condition.broadcast()
                         return .packet(lane: best.lane, item)
                     }

@@ -123,11 +123,14 @@ public final class Recorder {
         let firstTimes = queue.firstTimes(until: startedAt + Int64(request.stallTimeout * 1e6))
         // The recording starts once every device delivers: a camera streams from the moment it is
         // opened, so its first buffers predate a microphone opened after it. What came earlier is
-        // skipped; the devices' own start offset is measured and reported.
+        // skipped; the devices' own start offset is measured and reported. A device whose first
+        // data comes late (a sound server's first fragment, up to its old latency after it was
+        // opened) holds the start back by 0.3 s at most: the others' frames are kept, and
+        // its stream starts later in the file, in step.
         if let v = video.flatMap({ firstTimes[$0.lane] }), let a = audio.flatMap({ firstTimes[$0.lane] }) {
             measuredStartOffset = Double(a - v) / 1e6
         }
-        guard let t0 = firstTimes.compactMap({ $0 }).max() else {
+        guard let latest = firstTimes.compactMap({ $0 }).max() else {
             // Nothing arrived at all: report what ended the readers, or a stall.
             if case .ended(_, let error?) = queue.next(timeout: 0) { throw error }
             if stop.isRequested { throw .failed("stopped before the first frame; nothing was written") }
@@ -136,6 +139,7 @@ public final class Recorder {
                 subject: names.joined(separator: ", "),
                 reason: "no data within \(Self.seconds(request.stallTimeout)) s; the device stalled")
         }
+        let t0 = min(latest, max(firstTimes.compactMap { $0 }.min() ?? latest, startedAt + Self.lateStartAllowance))
         stop.keepReadingOnStop()
         // With a camera, the audio ends where its last frame ends, set once the video is done.
         if let duration = request.duration {
@@ -311,6 +315,9 @@ public final class Recorder {
         }
         return nil
     }
+
+    /// How long after the readers start (microseconds) a late device may hold back the start.
+    static let lateStartAllowance: Int64 = 300_000
 
     static func seconds(_ value: Double) -> String {
         value == value.rounded() ? "\(Int(value))" : String(format: "%.1f", value)
