@@ -10,7 +10,8 @@ BUILD_PACKAGES = pkg-config libavdevice-dev libavformat-dev libavcodec-dev libsw
 	libswresample-dev libavutil-dev libasound2-dev libpulse-dev linux-libc-dev
 # Tests and the oracles they compare against: ffmpeg/ffprobe, v4l2-ctl, arecord, a PulseAudio
 # server, valgrind; the guest suite's QEMU comes from Tests/VM/setup.
-TEST_PACKAGES = ffmpeg v4l-utils alsa-utils pulseaudio pulseaudio-utils valgrind util-linux python3
+TEST_PACKAGES = ffmpeg v4l-utils alsa-utils pulseaudio pulseaudio-utils libasound2-plugins valgrind util-linux \
+	python3
 PACKAGES = $(BUILD_PACKAGES) $(TEST_PACKAGES)
 
 BIN = $(shell $(SWIFT) build -c $(CONFIG) --show-bin-path 2>/dev/null)

@@ -59,7 +59,8 @@ import Testing
              "video": {"device": "test", "input": "rawvideo yuv420p", "codec": "libx264", "width": 640,
                        "height": 480, "pixel_format": "yuv420p", "frame_rate": {"numerator": 30, "denominator": 1},
                        "frame_rate_measured": 29.97, "frames_written": 150,
-                       "frames_dropped": {"late": 1, "corrupt": 2, "gaps": 3}, "start": 0},
+                       "frames_dropped": {"late": 1, "corrupt": 2, "gaps": 3}, "frames_skipped_at_start": 4,
+                       "start": 0},
              "audio": {"device": "test", "input": "pcm_s16le s16 48000 Hz 1 channel", "codec": "aac",
                        "sample_rate": 48000, "channels": 1, "sample_format": "fltp", "samples": 240000,
                        "overruns": 0, "start": 0.012}}
@@ -70,9 +71,26 @@ import Testing
         let text = RecordCommand.summaryText(summary)
         for part in [
             "out.mp4", "5.00 s", "1.1 MiB", "640x480", "30 fps", "29.97", "150 frames written", "6 dropped",
-            "1 late", "2 corrupt", "3 in gaps", "aac fltp 48000 Hz 1 channel", "240000 samples", "+0.012 s", "duration",
+            "1 late", "2 corrupt", "3 in gaps", "4 frames before the camera's first keyframe skipped",
+            "aac fltp 48000 Hz 1 channel", "240000 samples", "+0.012 s", "duration",
         ] {
             #expect(text.contains(part), "missing \(part)")
         }
+    }
+
+    @Test func aSlowCameraIsSaidToBeSlow() throws {
+        let json = """
+            {"output": "out.mkv", "container": "matroska", "duration": 4, "file_size": 1000, "stop_reason": "duration",
+             "video": {"device": "/dev/video30", "input": "mjpeg", "codec": "libx264", "width": 320, "height": 180,
+                       "pixel_format": "yuv420p", "frame_rate": {"numerator": 30, "denominator": 1},
+                       "frame_rate_measured": 15, "frame_rate_delivered": 15, "frames_written": 60,
+                       "frames_dropped": {"late": 0, "corrupt": 0, "gaps": 0}, "frames_skipped_at_start": 0,
+                       "start": 0}}
+            """
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        let text = RecordCommand.summaryText(try decoder.decode(RecordingSummary.self, from: Data(json.utf8)))
+        #expect(text.contains("the camera delivered 15.0 fps of the 30 asked"))
+        #expect(!text.contains("skipped"))
     }
 }

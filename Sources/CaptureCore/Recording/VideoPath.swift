@@ -124,6 +124,8 @@ final class VideoPath {
         }
         if packet.size == 0 || packet.isCorrupt || (checksJPEGMarkers && !packet.isWholeJPEG) {
             tally.countCorrupt()
+            // A copied stream cannot continue after a hole until the next keyframe.
+            if encoder == nil { awaitingKeyframe = true }
             return
         }
         let slot = slot(of: time)
@@ -148,15 +150,28 @@ final class VideoPath {
                     tally.countCorrupt()
                     continue
                 }
-                try media("converting video") { () throws(FFmpegError) in
-                    let picture = try convert(frame)
-                    picture.pts = slot
-                    // Decoders mark every raw picture as an I frame, and libx264 takes a frame's
-                    // type as an order: passed on, every frame would become a keyframe (twice the
-                    // size). The encoder chooses frame types itself.
-                    picture.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE
-                    try encoder.send(picture)
+                // A decoder with a delay (H.264 with reordering) may give two pictures for one
+                // packet; one slot holds one.
+                if tally.isDuplicate(slot: slot) {
+                    tally.countDuplicate()
+                    continue
                 }
+                let picture: Frame
+                do {
+                    picture = try convert(frame)
+                } catch {
+                    // A picture the decoder made from a device's bytes in a size or format nothing
+                    // converts costs that frame only.
+                    if error.errno == ENOMEM { throw .failed("converting video failed: \(error)") }
+                    tally.countCorrupt()
+                    continue
+                }
+                picture.pts = slot
+                // Decoders mark every raw picture as an I frame, and libx264 takes a frame's type
+                // as an order: passed on, every frame would become a keyframe (twice the size). The
+                // encoder chooses frame types itself.
+                picture.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE
+                try media("encoding video") { () throws(FFmpegError) in try encoder.send(picture) }
                 accept(slot: slot, time: time)
             }
             try drainEncoder(mux: mux)

@@ -6,16 +6,16 @@ import Synchronization
 /// Collects what FFmpeg and libasound log, so it never reaches the user raw: the last error line is
 /// folded into our own error messages, and `verbose` echoes every line to stderr.
 ///
-/// Thread-safe: FFmpeg logs from any thread (reader threads, encoder threads).
+/// Thread-safe: FFmpeg logs from any thread (reader threads, encoder threads). The last error line
+/// is kept per thread: the libraries log a failure on the thread whose call fails, so a reader's
+/// error never ends up in the message of another thread's failure.
 public final class LibraryLog: Sendable {
     /// The one log of the process; FFmpeg's and libasound's callbacks are process-wide too.
     public static let shared = LibraryLog()
 
-    private struct State {
-        var verbose = false
-        var lastError: String?
-    }
-    private let state = Mutex(State())
+    private let verbose = Mutex(false)
+    /// The key of the calling thread's last error line in its `threadDictionary`.
+    private static let lastErrorKey = "capture.LibraryLog.lastError"
 
     private init() {}
 
@@ -24,7 +24,7 @@ public final class LibraryLog: Sendable {
     ///
     /// - Parameter verbose: also print every line to stderr, as `--verbose` asks.
     public func install(verbose: Bool) {
-        state.withLock { $0.verbose = verbose }
+        self.verbose.withLock { $0 = verbose }
         // Without --verbose, FFmpeg need not even format its informational lines.
         av_log_set_level(verbose ? AV_LOG_VERBOSE : AV_LOG_WARNING)
         CShim_install_av_log_sink { level, line in
@@ -41,11 +41,8 @@ public final class LibraryLog: Sendable {
         // Libraries end some lines with their own newline (libpulse's "Connection refused\n" folded
         // into an ALSA line); one line per message keeps errors to one line.
         let line = Self.trimmed(line)
-        let verbose = state.withLock { state in
-            if level <= AV_LOG_ERROR { state.lastError = Self.withoutContext(line) }
-            return state.verbose
-        }
-        if verbose { FileHandle.standardError.write(Data((line + "\n").utf8)) }
+        if level <= AV_LOG_ERROR { Thread.current.threadDictionary[Self.lastErrorKey] = Self.withoutContext(line) }
+        if verbose.withLock({ $0 }) { FileHandle.standardError.write(Data((line + "\n").utf8)) }
     }
 
     /// The line without trailing newlines or spaces.
@@ -65,11 +62,10 @@ public final class LibraryLog: Sendable {
         return String(rest)
     }
 
-    /// The last error line logged since the previous call, and forgets it.
+    /// The last error line logged on the calling thread since the previous call, and forgets it.
     public func takeLastError() -> String? {
-        state.withLock { state in
-            defer { state.lastError = nil }
-            return state.lastError
-        }
+        let dictionary = Thread.current.threadDictionary
+        defer { dictionary.removeObject(forKey: Self.lastErrorKey) }
+        return dictionary[Self.lastErrorKey] as? String
     }
 }
