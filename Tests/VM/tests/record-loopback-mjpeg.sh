@@ -22,7 +22,12 @@ value() { # FILE ENTRY [STREAM]: one ffprobe value (nothing for a file that does
 near() { # A B TOLERANCE: |A - B| <= TOLERANCE
     "$VM_PYTHON" -I -S -c "import sys; sys.exit(abs(float('$1') - float('$2')) > float('$3'))"
 }
-clean() { test -z "$(ffmpeg -nostdin -v error -i "$1" -f null - 2>&1)"; }
+clean() { # FILE: ffmpeg decodes it without a message; shows the first ones if not
+    local said
+    said=$(ffmpeg -nostdin -v error -i "$1" -f null - 2>&1 | head -n 2 || true)
+    [[ -z $said ]] || printf '  ffmpeg: %s\n' "${said//$'\n'/$'\n  ffmpeg: '}"
+    [[ -z $said ]]
+}
 "$CAPTURE" --version >/dev/null # the first start under emulation is the slowest
 
 # The feed of the issue: every JPEG damaged by the noise filter. ffmpeg records all of it.
@@ -89,6 +94,22 @@ if [[ -s $out/kinds-copy.mkv ]]; then
     check "--codec copy: every packet is a whole JPEG the camera sent ($bad of $n are not)" \
         test "$n" -ge 30 -a "$bad" -eq 0
 fi
+
+# A camera that sends nothing decodable is stalled: 4 s of good frames, then only garbage.
+check "camera fed: chosen JPEGs 320x180 15" loop_write_frames $cam 320x180 15 good:60 garbage:900
+"$CAPTURE" record --video $cam --codec h264 --preset ultrafast --stall-timeout 2 --duration 40 \
+    "$out/garbage.mkv" >"$VM_OUT/garbage.out" 2>"$VM_OUT/garbage.err" &
+pid=$!
+started=$(date +%s)
+wait_for $pid 40
+took=$(($(date +%s) - started))
+loop_producer_stop $cam
+check_eq "only garbage: exit 74" 74 "$vm_status"
+# The garbage starts 4 s after the writer, the recording a little later: 2 s after that it stalls.
+check "only garbage: a stall within 12 s rather than the whole 40 ($took s)" test "$took" -le 12
+check "only garbage: stderr says the camera stalled" grep -q "^Error: $cam: .*stalled" "$VM_OUT/garbage.err"
+check_eq "only garbage: one line on stderr" 1 "$(wc -l <"$VM_OUT/garbage.err")"
+check_eq "only garbage: the file reads back" 0 "$(ffprobe -v error "$out/garbage.mkv" >/dev/null 2>&1; echo $?)"
 
 # MJPEG decoded to H.264: JPEG's full range becomes limited range, tagged as such.
 check "camera fed: mjpeg 320x180 15" loop_producer_start $cam mjpeg 320x180 15
