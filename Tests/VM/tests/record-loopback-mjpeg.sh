@@ -73,6 +73,7 @@ plan=()
 for _ in 1 2 3 4 5 6 7 8 9 10; do plan+=(good:10 zero:1 good:5 trunc:1 good:5 garbage:1); done
 for codec in h264 copy; do
     check "camera fed: chosen JPEGs 320x180 15" loop_write_frames $cam 320x180 15 "${plan[@]}"
+    sizeimage=$(v4l2-ctl -d $cam --get-fmt-video 2>/dev/null | sed -n 's/.*Size Image *: *//p')
     preset=()
     [[ $codec == h264 ]] && preset=(--preset ultrafast)
     rc=$(run_for kinds-$codec 60 "$CAPTURE" record --video $cam --codec $codec "${preset[@]}" \
@@ -88,7 +89,10 @@ for codec in h264 copy; do
 done
 if [[ -s $out/kinds-copy.mkv ]]; then
     md5sum "$VM_OUT"/jpegs-320x180/*.jpg | awk '{ print $1 }' | sort -u >"$VM_OUT/good.md5"
-    loop_packet_hashes "$out/kinds-copy.mkv" | awk '{ print $2 }' | sort >"$VM_OUT/kinds-copy.md5" || true
+    loop_packet_hashes "$out/kinds-copy.mkv" >"$VM_OUT/kinds-copy.hashes" || true
+    # A new reader's first buffer may be one no write has filled (see the copy test below).
+    awk -v skip="${sizeimage:-none}" 'NR > 1 || $1 != skip { print $2 }' "$VM_OUT/kinds-copy.hashes" |
+        sort >"$VM_OUT/kinds-copy.md5"
     n=$(wc -l <"$VM_OUT/kinds-copy.md5")
     bad=$(sort -u "$VM_OUT/kinds-copy.md5" | comm -23 - "$VM_OUT/good.md5" | wc -l)
     check "--codec copy: every packet is a whole JPEG the camera sent ($bad of $n are not)" \
