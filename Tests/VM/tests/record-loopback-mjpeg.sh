@@ -52,7 +52,7 @@ fi
 
 # Chosen buffers: 2 s of garbage (30 frames at 15 fps) every 5 s, so that any 8 s of recording
 # holds one whole burst wherever it starts.
-check "camera fed: chosen JPEGs 320x180 15" loop_write_frames $cam 320x180 15 good:45 garbage:30 good:45 garbage:30 good:45 garbage:30 good:300
+check "camera fed: chosen JPEGs 320x180 15" loop_write_frames $cam mjpeg 320x180 15 good:45 garbage:30 good:45 garbage:30 good:45 garbage:30 good:300
 rc=$(run_for burst 60 "$CAPTURE" record --video $cam --codec h264 --preset ultrafast --duration 8 --json "$out/burst.mkv")
 loop_producer_stop $cam
 check_eq "2 s of garbage frames: exit 0" 0 "$rc"
@@ -72,7 +72,7 @@ fi
 plan=()
 for _ in 1 2 3 4 5 6 7 8 9 10; do plan+=(good:10 zero:1 good:5 trunc:1 good:5 garbage:1); done
 for codec in h264 copy; do
-    check "camera fed: chosen JPEGs 320x180 15" loop_write_frames $cam 320x180 15 "${plan[@]}"
+    check "camera fed: chosen JPEGs 320x180 15" loop_write_frames $cam mjpeg 320x180 15 "${plan[@]}"
     sizeimage=$(v4l2-ctl -d $cam --get-fmt-video 2>/dev/null | sed -n 's/.*Size Image *: *//p')
     preset=()
     [[ $codec == h264 ]] && preset=(--preset ultrafast)
@@ -88,7 +88,7 @@ for codec in h264 copy; do
     check "empty, truncated and garbage buffers, --codec $codec: decodes without a message" clean "$out/kinds-$codec.mkv"
 done
 if [[ -s $out/kinds-copy.mkv ]]; then
-    md5sum "$VM_OUT"/jpegs-320x180/*.jpg | awk '{ print $1 }' | sort -u >"$VM_OUT/good.md5"
+    md5sum "$VM_OUT"/frames-mjpeg-320x180/*.jpg | awk '{ print $1 }' | sort -u >"$VM_OUT/good.md5"
     loop_packet_hashes "$out/kinds-copy.mkv" >"$VM_OUT/kinds-copy.hashes" || true
     # A new reader's first buffer may be one no write has filled (see the copy test below).
     awk -v skip="${sizeimage:-none}" 'NR > 1 || $1 != skip { print $2 }' "$VM_OUT/kinds-copy.hashes" |
@@ -100,8 +100,8 @@ if [[ -s $out/kinds-copy.mkv ]]; then
 fi
 
 # A camera that sends nothing decodable is stalled: 4 s of good frames, then only garbage.
-check "camera fed: chosen JPEGs 320x180 15" loop_write_frames $cam 320x180 15 good:60 garbage:900
-"$CAPTURE" record --video $cam --codec h264 --preset ultrafast --stall-timeout 2 --duration 40 \
+check "camera fed: chosen JPEGs 320x180 15" loop_write_frames $cam mjpeg 320x180 15 good:60 garbage:900
+"$CAPTURE" record --video $cam --codec h264 --preset ultrafast --stall-timeout 2 --duration 40 --json \
     "$out/garbage.mkv" >"$VM_OUT/garbage.out" 2>"$VM_OUT/garbage.err" &
 pid=$!
 started=$(date +%s)
@@ -113,7 +113,10 @@ check_eq "only garbage: exit 74" 74 "$vm_status"
 check "only garbage: a stall within 12 s rather than the whole 40 ($took s)" test "$took" -le 12
 check "only garbage: stderr says the camera stalled" grep -q "^Error: $cam: .*stalled" "$VM_OUT/garbage.err"
 check_eq "only garbage: one line on stderr" 1 "$(wc -l <"$VM_OUT/garbage.err")"
-check_eq "only garbage: the file reads back" 0 "$(ffprobe -v error "$out/garbage.mkv" >/dev/null 2>&1; echo $?)"
+written=none
+json_has "$VM_OUT/garbage.out" video && written=$(json "$VM_OUT/garbage.out" 'd["video"]["frames_written"]')
+check_eq "only garbage: the file reads back (exists: $([[ -e $out/garbage.mkv ]] && echo yes || echo no), summary: $written frames written)" \
+    0 "$(ffprobe -v error "$out/garbage.mkv" >/dev/null 2>&1; echo $?)"
 
 # MJPEG decoded to H.264: JPEG's full range becomes limited range, tagged as such.
 check "camera fed: mjpeg 320x180 15" loop_producer_start $cam mjpeg 320x180 15
