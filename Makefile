@@ -10,13 +10,35 @@ BUILD_PACKAGES = pkg-config libavdevice-dev libavformat-dev libavcodec-dev libsw
 	libswresample-dev libavutil-dev libasound2-dev libpulse-dev linux-libc-dev
 # Tests and the oracles they compare against: ffmpeg/ffprobe, v4l2-ctl, arecord, a PulseAudio
 # server, valgrind; the guest suite's QEMU comes from Tests/VM/setup.
+# The manual page and completions: groff, man-db, zsh, fish, bash-completion; the package: dpkg-dev
+# (dpkg-shlibdeps), binutils (strip), lintian.
 TEST_PACKAGES = ffmpeg v4l-utils alsa-utils pulseaudio pulseaudio-utils libasound2-plugins valgrind util-linux \
-	python3
+	python3 groff man-db zsh fish bash-completion dpkg-dev binutils lintian
 PACKAGES = $(BUILD_PACKAGES) $(TEST_PACKAGES)
 
+# The Swift runtime, Dispatch and Foundation are linked into the binary (--static-swift-stdlib), so
+# the installed program and the Debian package run without a Swift toolchain. Measured with Swift
+# 6.3.1 on Debian 12, stripped: 59.2 MB static, against 1.3 MB plus 78.8 MB of the toolchain's
+# runtime libraries to ship in /usr/lib/capture (14 of them, ICU's data alone 40.8 MB); peak RSS
+# of `capture --version` 57.9 MiB static against 63.7 MiB with the shared libraries.
+SWIFT_BUILD_FLAGS ?= --static-swift-stdlib
 BIN = $(shell $(SWIFT) build -c $(CONFIG) --show-bin-path 2>/dev/null)
 
-.PHONY: deps build test test-unit test-vm demo lint install clean bench
+# Where `make install` puts things, below $(DESTDIR)$(PREFIX): the places Debian's man, bash-completion,
+# zsh and fish look in.
+BINDIR = $(PREFIX)/bin
+MANDIR = $(PREFIX)/share/man/man1
+BASH_COMPLETION_DIR = $(PREFIX)/share/bash-completion/completions
+ZSH_COMPLETION_DIR = $(PREFIX)/share/zsh/vendor-completions
+FISH_COMPLETION_DIR = $(PREFIX)/share/fish/vendor_completions.d
+# The binary `install` and `deb` take: the release build, or CAPTURE_BIN when given (nothing is built).
+CAPTURE_BIN ?=
+INSTALL_BIN = $(or $(CAPTURE_BIN),$(BIN)/capture)
+BUILD_STEP = $(if $(CAPTURE_BIN),,build)
+DEB_DIR ?= .build/deb
+DEB_MAINTAINER ?= capture maintainers <capture@example.org>
+
+.PHONY: deps build test test-unit test-vm demo lint install uninstall deb clean bench
 
 deps:
 	@missing=$$(for p in $(PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
@@ -30,13 +52,13 @@ deps:
 	fi
 
 build: deps
-	$(SWIFT) build -c $(CONFIG)
+	$(SWIFT) build -c $(CONFIG) $(SWIFT_BUILD_FLAGS)
 
 # The whole suite: unit and end-to-end tests on the host, then the guest suite on real drivers.
 test: test-unit test-vm
 
 test-unit: deps
-	$(SWIFT) build -c $(CONFIG)
+	$(SWIFT) build -c $(CONFIG) $(SWIFT_BUILD_FLAGS)
 	CAPTURE=$(BIN)/capture $(SWIFT) test
 
 test-vm: build
@@ -64,8 +86,30 @@ demo: build
 lint:
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests
 
-install: build
-	install -D -m 755 $(BIN)/capture $(DESTDIR)$(PREFIX)/bin/capture
+# The binary, the manual page and the completion scripts, the last two written by the binary itself
+# from its command specs.
+install: $(BUILD_STEP)
+	install -D -m 755 $(INSTALL_BIN) $(DESTDIR)$(BINDIR)/capture
+	install -d $(DESTDIR)$(MANDIR) $(DESTDIR)$(BASH_COMPLETION_DIR) $(DESTDIR)$(ZSH_COMPLETION_DIR) \
+		$(DESTDIR)$(FISH_COMPLETION_DIR)
+	$(INSTALL_BIN) --generate-manual > $(DESTDIR)$(MANDIR)/capture.1
+	$(INSTALL_BIN) --generate-completion-script bash > $(DESTDIR)$(BASH_COMPLETION_DIR)/capture
+	$(INSTALL_BIN) --generate-completion-script zsh > $(DESTDIR)$(ZSH_COMPLETION_DIR)/_capture
+	$(INSTALL_BIN) --generate-completion-script fish > $(DESTDIR)$(FISH_COMPLETION_DIR)/capture.fish
+	chmod 644 $(DESTDIR)$(MANDIR)/capture.1 $(DESTDIR)$(BASH_COMPLETION_DIR)/capture \
+		$(DESTDIR)$(ZSH_COMPLETION_DIR)/_capture $(DESTDIR)$(FISH_COMPLETION_DIR)/capture.fish
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/capture $(DESTDIR)$(MANDIR)/capture.1 $(DESTDIR)$(BASH_COMPLETION_DIR)/capture \
+		$(DESTDIR)$(ZSH_COMPLETION_DIR)/_capture $(DESTDIR)$(FISH_COMPLETION_DIR)/capture.fish
+
+# capture_<version>_<arch>.deb in $(DEB_DIR), from the tree `install` fills (debian/build-deb).
+deb: $(BUILD_STEP)
+	@test -n "$(strip $(DEB_DIR))" || { echo "make deb: DEB_DIR is empty" >&2; exit 1; }
+	rm -rf $(abspath $(DEB_DIR))/root
+	$(MAKE) --no-print-directory install CAPTURE_BIN=$(abspath $(INSTALL_BIN)) PREFIX=/usr \
+		DESTDIR=$(abspath $(DEB_DIR))/root
+	debian/build-deb $(DEB_DIR)/root $(DEB_DIR) "$(DEB_MAINTAINER)"
 
 clean:
 	$(SWIFT) package clean

@@ -1,5 +1,52 @@
 import CaptureCore
 
+/// What an option's value or a positional argument is, so that help, the manual page and the
+/// shell completions offer the same things: the generators read it, the parser does not.
+///
+/// A struct with the list in a field of its own, not an enum with array payloads: the command
+/// specs live in static constants for the life of the process, and an enum keeps its case in
+/// the spare bits of the array's pointer, where valgrind's leak checker no longer sees a
+/// pointer and reports the array as definitely lost.
+struct ValueKind: Equatable {
+    /// Which devices a device argument takes.
+    enum DeviceScope: String {
+        case video, audio, any
+    }
+
+    /// The kind to switch over; made on demand, never stored.
+    enum Shape {
+        /// Free text or a number: nothing to offer.
+        case text
+        /// A file path; the extensions (without the dot) worth offering, all when empty.
+        case file(extensions: [String])
+        /// One of a fixed list of words.
+        case choices([String])
+        /// A device name, asked of `capture list --names` when completing.
+        case device(DeviceScope)
+    }
+
+    private enum Form: Equatable {
+        case text, file, choices
+        case device(DeviceScope)
+    }
+    private let form: Form
+    private let words: [String]
+
+    static let text = ValueKind(form: .text, words: [])
+    static func file(extensions: [String]) -> ValueKind { ValueKind(form: .file, words: extensions) }
+    static func choices(_ words: [String]) -> ValueKind { ValueKind(form: .choices, words: words) }
+    static func device(_ scope: DeviceScope) -> ValueKind { ValueKind(form: .device(scope), words: []) }
+
+    var shape: Shape {
+        switch form {
+        case .text: .text
+        case .file: .file(extensions: words)
+        case .choices: .choices(words)
+        case .device(let scope): .device(scope)
+        }
+    }
+}
+
 /// One option of a command: a flag (`--json`) or an option with a value (`--duration <seconds>`).
 struct OptionSpec {
     /// Long name with dashes, e.g. `--duration`.
@@ -11,12 +58,18 @@ struct OptionSpec {
     var help: String
     /// Shown as `(default: ...)` at the end of the help line.
     var defaultValue: String?
+    /// What the value is; `.text` for a flag.
+    var kind: ValueKind = .text
+    /// Parsed but left out of help, the manual page and completions (queries for the scripts).
+    var hidden = false
 
-    static func flag(_ name: String, short: String? = nil, help: String) -> OptionSpec {
-        OptionSpec(name: name, short: short, value: nil, help: help, defaultValue: nil)
+    static func flag(_ name: String, short: String? = nil, help: String, hidden: Bool = false) -> OptionSpec {
+        OptionSpec(name: name, short: short, value: nil, help: help, defaultValue: nil, hidden: hidden)
     }
-    static func option(_ name: String, _ value: String, help: String, default d: String? = nil) -> OptionSpec {
-        OptionSpec(name: name, short: nil, value: value, help: help, defaultValue: d)
+    static func option(
+        _ name: String, _ value: String, help: String, default d: String? = nil, kind: ValueKind = .text
+    ) -> OptionSpec {
+        OptionSpec(name: name, short: nil, value: value, help: help, defaultValue: d, kind: kind)
     }
 
     /// `--duration <seconds>` or `--json`.
@@ -28,6 +81,7 @@ struct ArgumentSpec {
     var name: String
     var help: String
     var optional = false
+    var kind: ValueKind = .text
 }
 
 /// What a command takes and how it describes itself; help text and errors are made from it.
@@ -38,8 +92,12 @@ struct CommandSpec {
     var arguments: [ArgumentSpec] = []
     var options: [OptionSpec] = []
     var subcommands: [CommandSpec] = []
+    /// Command lines worth showing in the manual page: the command line and what it does.
+    var examples: [(command: String, meaning: String)] = []
     /// The full command path, e.g. `capture list`.
     var path: String { name == "capture" ? name : "capture \(name)" }
+    /// The options help, the manual and completions show: hidden ones left out, `--help` added.
+    var visibleOptions: [OptionSpec] { options.filter { !$0.hidden } + [Help.helpOption] }
 }
 
 /// The command line after parsing: flags given, option values, positionals in order.

@@ -20,22 +20,16 @@ enum Capture {
         CommandSpec(
             name: "capture",
             abstract: "List, probe and record cameras and microphones.",
-            discussion: """
-                EXIT STATUS:
-                  0   success (also a recording stopped by SIGINT, SIGTERM or SIGHUP once its
-                      file was finalized)
-                  1   other failure
-                  64  usage error
-                  66  device not found
-                  69  the device cannot do what was asked (format, size, rate, channels), or
-                      its sound server is not running
-                  73  the output exists (without --force) or cannot be created
-                  74  I/O error while recording (device lost or stalled, disk full); the file is
-                      finalized up to there
-                  75  device busy
-                  77  permission denied
-                """,
-            options: [.flag("--version", help: "Show the version of capture and of the libraries it uses.")],
+            discussion: ExitStatus.helpText,
+            options: [
+                .flag("--version", help: "Show the version of capture and of the libraries it uses."),
+                .flag("--generate-manual", help: "Print the manual page, in roff for section 1.", hidden: true),
+                OptionSpec(
+                    name: "--generate-completion-script", value: "shell",
+                    help: "Print the completion script for bash, zsh or fish.",
+                    kind: .choices(["bash", "zsh", "fish"]),
+                    hidden: true),
+            ],
             subcommands: commands.map { $0.spec }
         )
     }
@@ -59,6 +53,9 @@ enum Capture {
         if first == "--version" {
             print(versionText())
             return 0
+        }
+        if first == "--generate-manual" || first == "--generate-completion-script" {
+            return generate(Array(arguments))
         }
         if first == "-h" || first == "--help" {
             print(Help.text(spec), terminator: "")
@@ -98,6 +95,31 @@ enum Capture {
         } catch {
             printError("Error: \(error)\n")
             return 1
+        }
+    }
+
+    /// `--generate-manual` and `--generate-completion-script SHELL`: made from `spec`, so a
+    /// subcommand added to `commands` is in the manual and the completions without more ado.
+    static func generate(_ arguments: [String]) -> Int32 {
+        do throws(UsageError) {
+            let parsed = try parse(
+                arguments, as: CommandSpec(name: "capture", abstract: spec.abstract, options: spec.options))
+            if parsed.flag("--generate-manual") {
+                print(ManualPage.render(spec, version: toolVersion), terminator: "")
+                return 0
+            }
+            switch parsed.value("--generate-completion-script") {
+            case "bash": print(BashCompletion.render(spec), terminator: "")
+            case "zsh": print(ZshCompletion.render(spec), terminator: "")
+            case "fish": print(FishCompletion.render(spec), terminator: "")
+            case let other:
+                throw UsageError(
+                    message: "--generate-completion-script takes bash, zsh or fish, not '\(other ?? "")'", command: spec
+                )
+            }
+            return 0
+        } catch {
+            return usageFailure(UsageError(message: error.message, command: spec))
         }
     }
 

@@ -7,7 +7,7 @@ enum Help {
     static func usage(_ spec: CommandSpec) -> String {
         if !spec.subcommands.isEmpty { return "\(spec.path) <subcommand>" }
         var parts = [spec.path]
-        parts += spec.options.map { "[\($0.synopsis)]" }
+        parts += spec.options.filter { !$0.hidden }.map { "[\($0.synopsis)]" }
         parts += spec.arguments.map { $0.optional ? "[<\($0.name)>]" : "<\($0.name)>" }
         return parts.joined(separator: " ")
     }
@@ -27,7 +27,7 @@ enum Help {
             for argument in spec.arguments { out += row("<\(argument.name)>", argument.help) }
         }
         out += "\nOPTIONS:\n"
-        for option in spec.options + [helpOption] {
+        for option in spec.visibleOptions {
             var label = option.short.map { "\($0), " } ?? ""
             label += option.synopsis
             var help = option.help
@@ -61,7 +61,7 @@ enum Help {
         return first + lines.joined(separator: "\n" + indent) + "\n"
     }
 
-    private static func wrap(_ text: String, width: Int) -> [String] {
+    static func wrap(_ text: String, width: Int) -> [String] {
         var lines: [String] = []
         var current = ""
         for word in text.split(separator: " ") {

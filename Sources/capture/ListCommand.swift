@@ -22,6 +22,12 @@ struct ListCommand: Command {
             .flag("--video-only", help: "Show cameras only."),
             .flag("--audio-only", help: "Show microphones only."),
             .verbose,
+            // For the shell completions: one selecting name per line, nothing to parse.
+            .flag("--names", help: "Print the name of each device, one per line.", hidden: true),
+        ],
+        examples: [
+            ("capture list", "Every camera and microphone, with the index and name that select it."),
+            ("capture list --json --video-only", "The cameras as JSON."),
         ]
     )
 
@@ -29,12 +35,14 @@ struct ListCommand: Command {
     var all: Bool
     var video: Bool
     var audio: Bool
+    var names: Bool
 
     init(_ arguments: ParsedArguments) throws {
         json = arguments.flag("--json")
         all = arguments.flag("--all")
         video = !arguments.flag("--audio-only")
         audio = !arguments.flag("--video-only")
+        names = arguments.flag("--names")
         if !video && !audio {
             throw UsageError(message: "--video-only and --audio-only exclude each other", command: Self.spec)
         }
@@ -42,12 +50,25 @@ struct ListCommand: Command {
 
     func run() throws -> Int32 {
         let list = DeviceDiscovery.list(includeOther: all, video: video, audio: audio)
-        if json {
+        if names {
+            print(Self.names(list), terminator: "")
+        } else if json {
             try printJSON(list)
         } else {
             print(Self.text(list, video: video, audio: audio, all: all), terminator: "")
         }
         return 0
+    }
+
+    /// Each camera's, then each microphone's selecting name on a line of its own, each name once
+    /// (`test` is both); what the shell completions offer after `--video`, `--audio` and `probe`.
+    static func names(_ list: DeviceList) -> String {
+        var seen: Set<String> = []
+        var out = ""
+        for device in list.cameras + list.microphones where seen.insert(device.name).inserted {
+            out += device.name + "\n"
+        }
+        return out
     }
 
     static func text(_ list: DeviceList, video: Bool, audio: Bool, all: Bool) -> String {

@@ -15,7 +15,8 @@ struct ProbeCommand: Command {
             ArgumentSpec(
                 name: "device",
                 help:
-                    "A device name or index from 'capture list' (test, /dev/video0, hw:CARD=PCH,DEV=0, pulse:NAME, lavfi:GRAPH)."
+                    "A device name or index from 'capture list' (test, /dev/video0, hw:CARD=PCH,DEV=0, pulse:NAME, lavfi:GRAPH).",
+                kind: .device(.any)
             )
         ],
         options: [
@@ -24,6 +25,13 @@ struct ProbeCommand: Command {
                 "--audio",
                 help: "Take the device as a microphone: an index counts microphones, 'test' is the test tone."),
             .verbose,
+        ],
+        examples: [
+            ("capture probe /dev/video0", "Every pixel format, frame size and frame rate of a camera."),
+            (
+                "capture probe --json hw:CARD=PCH,DEV=0",
+                "The sample formats, rates and channels of a microphone, as JSON."
+            ),
         ]
     )
 

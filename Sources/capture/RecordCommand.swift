@@ -12,29 +12,41 @@ struct RecordCommand: Command {
             --video nor --audio the first camera is recorded. Ctrl-C (SIGINT), SIGTERM and SIGHUP \
             stop the recording cleanly: the file is finalized and the exit status is 0.
             """,
-        arguments: [ArgumentSpec(name: "output", help: "The file to write; its extension chooses the container.")],
+        arguments: [
+            ArgumentSpec(
+                name: "output", help: "The file to write; its extension chooses the container.",
+                kind: .file(extensions: ContainerFormat.all.map(\.fileExtension)))
+        ],
         options: [
-            .option("--video", "device", help: "Camera: index or name from 'capture list', 'test', or lavfi:GRAPH."),
             .option(
-                "--audio", "device", help: "Microphone: index or name from 'capture list', 'test', or lavfi:GRAPH."),
+                "--video", "device", help: "Camera: index or name from 'capture list', 'test', or lavfi:GRAPH.",
+                kind: .device(.video)),
+            .option(
+                "--audio", "device", help: "Microphone: index or name from 'capture list', 'test', or lavfi:GRAPH.",
+                kind: .device(.audio)),
             .option("--video-size", "WxH", help: "Frame size to ask the camera for, e.g. 1280x720."),
             .option("--framerate", "fps", help: "Frame rate to ask the camera for, e.g. 30 or 30000/1001."),
             .option(
-                "--input-format", "format", help: "The camera's format, as FFmpeg names it (yuyv422, mjpeg, h264)."),
+                "--input-format", "format", help: "The camera's format, as FFmpeg names it (yuyv422, mjpeg, h264).",
+                kind: .choices(FormatNames.cameraInputFormats)),
             .option(
                 "--pixel-format", "format", help: "Pixel format to record (h264: a 4:2:0 format such as nv12).",
-                default: "yuv420p for h264, the camera's for raw"),
+                default: "yuv420p for h264, the camera's for raw", kind: .choices(FormatNames.recordablePixelFormats)),
             .option(
                 "--codec", "codec", help: "Video codec: h264, raw or copy.",
-                default: "h264 for .mp4 .mov .mkv .h264, raw for .nut .avi .y4m"),
+                default: "h264 for .mp4 .mov .mkv .h264, raw for .nut .avi .y4m",
+                kind: .choices(RecordingRequest.VideoCodec.allCases.map(\.rawValue))),
             .option("--crf", "n", help: "H.264 quality, 0-51 (lower is better).", default: "23"),
-            .option("--preset", "name", help: "H.264 speed preset, ultrafast ... veryslow.", default: "veryfast"),
+            .option(
+                "--preset", "name", help: "H.264 speed preset, ultrafast ... veryslow.", default: "veryfast",
+                kind: .choices(RecordingRequest.x264Presets)),
             .option("--bitrate", "rate", help: "H.264 bit rate instead of --crf, e.g. 4M or 800k."),
             .option("--sample-rate", "Hz", help: "Audio sample rate to record.", default: "the microphone's"),
             .option("--channels", "n", help: "Audio channels to record.", default: "the microphone's"),
             .option(
                 "--audio-codec", "codec", help: "Audio codec: aac, opus, pcm or flac.",
-                default: "aac for .mp4 .mov .m4a, pcm for .mkv .nut .avi .wav, flac for .flac, opus for .opus"),
+                default: "aac for .mp4 .mov .m4a, pcm for .mkv .nut .avi .wav, flac for .flac, opus for .opus",
+                kind: .choices(RecordingRequest.AudioCodec.allCases.map(\.rawValue))),
             .option("--duration", "seconds", help: "Stop after this many seconds."),
             .option("--frames", "n", help: "Stop after exactly this many video frames."),
             .option(
@@ -44,6 +56,24 @@ struct RecordCommand: Command {
             .json,
             .flag("--quiet", help: "Print nothing but errors (and the --json summary)."),
             .verbose,
+        ],
+        examples: [
+            (
+                "capture record --video test --audio test --duration 5 clip.mp4",
+                "Five seconds of the test pattern and tone, H.264 and AAC."
+            ),
+            (
+                "capture record --video /dev/video0 --video-size 1280x720 --framerate 30 clip.mkv",
+                "A camera at 720p30, in whichever pixel format reaches it."
+            ),
+            (
+                "capture record --audio hw:CARD=PCH,DEV=0 --sample-rate 48000 voice.flac",
+                "A microphone to FLAC until Ctrl-C."
+            ),
+            (
+                "capture record --video 0 --codec raw --frames 100 raw.nut",
+                "100 frames from the first camera as it delivers them."
+            ),
         ]
     )
 
