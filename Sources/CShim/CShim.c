@@ -27,6 +27,8 @@ const unsigned long CShim_VIDIOC_QUERY_EXT_CTRL = VIDIOC_QUERY_EXT_CTRL;
 const unsigned long CShim_VIDIOC_QUERYMENU = VIDIOC_QUERYMENU;
 const unsigned long CShim_VIDIOC_G_CTRL = VIDIOC_G_CTRL;
 const unsigned long CShim_VIDIOC_G_EXT_CTRLS = VIDIOC_G_EXT_CTRLS;
+const unsigned long CShim_VIDIOC_S_EXT_CTRLS = VIDIOC_S_EXT_CTRLS;
+const unsigned long CShim_VIDIOC_TRY_EXT_CTRLS = VIDIOC_TRY_EXT_CTRLS;
 const unsigned long CShim_VIDIOC_G_INPUT = VIDIOC_G_INPUT;
 const unsigned long CShim_VIDIOC_ENUMINPUT = VIDIOC_ENUMINPUT;
 

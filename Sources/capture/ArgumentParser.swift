@@ -58,6 +58,8 @@ struct OptionSpec {
     var help: String
     /// Shown as `(default: ...)` at the end of the help line.
     var defaultValue: String?
+    /// Given more than once, every value counts (`ParsedArguments.values`); shown as `...`.
+    var repeats = false
     /// What the value is; `.text` for a flag.
     var kind: ValueKind = .text
     /// Parsed but left out of help, the manual page and completions (queries for the scripts).
@@ -67,13 +69,14 @@ struct OptionSpec {
         OptionSpec(name: name, short: short, value: nil, help: help, defaultValue: nil, hidden: hidden)
     }
     static func option(
-        _ name: String, _ value: String, help: String, default d: String? = nil, kind: ValueKind = .text
+        _ name: String, _ value: String, help: String, default d: String? = nil, repeats: Bool = false,
+        kind: ValueKind = .text
     ) -> OptionSpec {
-        OptionSpec(name: name, short: nil, value: value, help: help, defaultValue: d, kind: kind)
+        OptionSpec(name: name, short: nil, value: value, help: help, defaultValue: d, repeats: repeats, kind: kind)
     }
 
-    /// `--duration <seconds>` or `--json`.
-    var synopsis: String { value.map { "\(name) <\($0)>" } ?? name }
+    /// `--duration <seconds>`, `--set <name=value> ...` or `--json`.
+    var synopsis: String { value.map { "\(name) <\($0)>" + (repeats ? " ..." : "") } ?? name }
 }
 
 /// One positional argument, e.g. `<device>`.
@@ -104,11 +107,14 @@ struct CommandSpec {
 struct ParsedArguments {
     var flags: Set<String> = []
     var values: [String: String] = [:]
+    /// Every value of each option in the order given, for options that may repeat (`--set`).
+    var lists: [String: [String]] = [:]
     var positionals: [String] = []
     var helpRequested = false
 
     func flag(_ name: String) -> Bool { flags.contains(name) }
     func value(_ name: String) -> String? { values[name] }
+    func values(_ name: String) -> [String] { lists[name] ?? [] }
 }
 
 /// A usage error: printed as `Error: ...`, the usage line and a pointer to `--help`; exit 64.
@@ -119,7 +125,7 @@ struct UsageError: Error {
 
 /// Parses `arguments` (without the command names) against `spec`, the way swift-argument-parser
 /// does: `--name value`, `--name=value`, `-h`/`--help`, `--` ends options; the last of a repeated
-/// option wins.
+/// option wins (`values` keeps them all, for options that repeat).
 ///
 /// - Throws: `UsageError` for an unknown option, a missing or unexpected value, a missing or
 ///   extra positional argument.
@@ -151,8 +157,10 @@ func parse(_ arguments: [String], as spec: CommandSpec) throws(UsageError) -> Pa
             result.flags.insert(option.name)
         } else if let inline {
             result.values[option.name] = inline
+            result.lists[option.name, default: []].append(inline)
         } else if let next = rest.first, !next.hasPrefix("-") || isNegativeNumber(next) {
             result.values[option.name] = next
+            result.lists[option.name, default: []].append(next)
             rest = rest.dropFirst()
         } else {
             throw UsageError(message: "Missing value for '\(option.synopsis)'", command: spec)

@@ -14,7 +14,9 @@ let toolVersion = "0.1.0"
 
 @main
 enum Capture {
-    static var commands: [any Command.Type] { [ListCommand.self, ProbeCommand.self, RecordCommand.self] }
+    static var commands: [any Command.Type] {
+        [ListCommand.self, ProbeCommand.self, ControlsCommand.self, RecordCommand.self]
+    }
 
     static var spec: CommandSpec {
         CommandSpec(

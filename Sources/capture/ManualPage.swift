@@ -62,7 +62,7 @@ enum ManualPage {
         var parts = ["\\fB\(escape(spec.path))\\fR"]
         for option in spec.options where !option.hidden {
             let value = option.value.map { " \\fI\(escape($0))\\fR" } ?? ""
-            parts.append("[\\fB\(escape(option.name))\\fR\(value)]")
+            parts.append("[\\fB\(escape(option.name))\\fR\(value)\(option.repeats ? " ..." : "")]")
         }
         for argument in spec.arguments {
             let name = "\\fI\(escape(argument.name))\\fR"

@@ -44,6 +44,10 @@ struct RecordCommand: Command {
             .option("--sample-rate", "Hz", help: "Audio sample rate to record.", default: "the microphone's"),
             .option("--channels", "n", help: "Audio channels to record.", default: "the microphone's"),
             .option(
+                "--sample-format", "format", help: "PCM or FLAC sample format: s16, s24, s32 or flt.",
+                default: "the microphone's; FLAC at most s24",
+                kind: .choices(RecordingRequest.SampleFormat.allCases.map(\.rawValue))),
+            .option(
                 "--audio-codec", "codec", help: "Audio codec: aac, opus, pcm or flac.",
                 default: "aac for .mp4 .mov .m4a, pcm for .mkv .nut .avi .wav, flac for .flac, opus for .opus",
                 kind: .choices(RecordingRequest.AudioCodec.allCases.map(\.rawValue))),
@@ -52,6 +56,15 @@ struct RecordCommand: Command {
             .option(
                 "--stall-timeout", "seconds", help: "End with exit 74 when a device sends nothing for this long.",
                 default: "5"),
+            .option(
+                "--control", "name=value",
+                help:
+                    "Set a camera control before streaming, as 'capture controls --set' does; repeat for more. Controls stay set after the recording.",
+                repeats: true),
+            .option(
+                "--controls-from", "file", help: "Apply a profile from 'capture controls --save' before streaming.",
+                kind: .file(extensions: ["json"])),
+            .flag("--restore-controls", help: "Put the controls back as they were when the recording ends."),
             .flag("--force", help: "Overwrite the output if it exists."),
             .json,
             .flag("--quiet", help: "Print nothing but errors (and the --json summary)."),
@@ -119,6 +132,12 @@ struct RecordCommand: Command {
             }
             request.audioCodec = codec
         }
+        if let text = arguments.value("--sample-format") {
+            guard let format = RecordingRequest.SampleFormat(rawValue: text) else {
+                throw fail("--sample-format takes s16, s24, s32 or flt, not '\(text)'")
+            }
+            request.sampleFormat = format
+        }
         request.crf = try number("--crf", 0...51)
         if let preset = arguments.value("--preset") {
             guard RecordingRequest.x264Presets.contains(preset) else {
@@ -139,6 +158,17 @@ struct RecordCommand: Command {
         request.frames = try number("--frames", 1...Int(Int32.max))
         request.stallTimeout = try number("--stall-timeout", 0.1...3600.0) ?? 5
         request.force = arguments.flag("--force")
+        request.controls = try arguments.values("--control").map { text in
+            guard let setting = ControlSetting(parsing: text) else {
+                throw fail("--control takes NAME=VALUE, e.g. brightness=20, not '\(text)'")
+            }
+            return setting
+        }
+        request.controlsProfile = arguments.value("--controls-from")
+        request.restoreControls = arguments.flag("--restore-controls")
+        if request.restoreControls && request.controls.isEmpty && request.controlsProfile == nil {
+            throw fail("--restore-controls needs --control or --controls-from")
+        }
         json = arguments.flag("--json")
         quiet = arguments.flag("--quiet")
     }
@@ -228,7 +258,10 @@ struct RecordCommand: Command {
             }
         }
         if let a = s.audio {
-            let channels = a.channels == 1 ? "1 channel" : "\(a.channels) channels"
+            var channels = a.channels == 1 ? "1 channel" : "\(a.channels) channels"
+            if let layout = a.channelLayout, !["mono", "stereo", channels].contains(layout) {
+                channels += " (\(layout))"
+            }
             out += "  audio: \(a.device) \(a.input) -> \(a.codec) \(a.sampleFormat) \(a.sampleRate) Hz \(channels)\n"
             out +=
                 "         \(a.samples) samples written, \(a.overruns) overruns, starts at \(String(format: "%.3f", a.start)) s\n"
@@ -236,7 +269,9 @@ struct RecordCommand: Command {
         if let offset = s.startOffset {
             out += "  audio/video start offset: \(String(format: "%+.3f", offset)) s\n"
         }
+        if let controls = s.controls { out += ControlsText.recorded(controls) }
         out += "  stopped by: \(s.stopReason)\n"
+        if let problem = s.finishProblem { out += "  note: \(problem)\n" }
         return out
     }
 }

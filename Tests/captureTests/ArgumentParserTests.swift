@@ -21,6 +21,16 @@ import Testing
         #expect(parsed.value("--duration") == "5")
     }
 
+    @Test func aRepeatedOptionKeepsEveryValueInOrder() throws {
+        let repeating = CommandSpec(
+            name: "demo", abstract: "A demo.", arguments: [ArgumentSpec(name: "device", help: "Which.")],
+            options: [.option("--set", "name=value", help: "Set one.", repeats: true)])
+        let parsed = try parse(["--set", "gain=200", "x", "--set=gain_automatic=0", "--set", "a=-1"], as: repeating)
+        #expect(parsed.values("--set") == ["gain=200", "gain_automatic=0", "a=-1"])
+        #expect(parsed.values("--other").isEmpty)
+        #expect(Help.usage(repeating) == "capture demo [--set <name=value> ...] <device>")
+    }
+
     @Test func doubleDashEndsOptions() throws {
         let parsed = try parse(["--", "--json"], as: spec)
         #expect(parsed.positionals == ["--json"])

@@ -3,7 +3,7 @@ import Testing
 
 /// The command line as a user meets it: help, version, usage errors and exit codes.
 @Suite struct CLITests {
-    @Test(arguments: ["list", "probe"])
+    @Test(arguments: ["list", "probe", "controls"])
     func helpIsTheSameThreeWays(subcommand: String) throws {
         let short = try BuiltBinary.run([subcommand, "-h"])
         let long = try BuiltBinary.run([subcommand, "--help"])
@@ -44,7 +44,9 @@ import Testing
         }
     }
 
-    @Test(arguments: [["--help"], ["list", "--help"], ["probe", "--help"], ["record", "--help"]])
+    @Test(arguments: [
+        ["--help"], ["list", "--help"], ["probe", "--help"], ["controls", "--help"], ["record", "--help"],
+    ])
     func helpFitsEightyColumns(arguments: [String]) throws {
         let result = try BuiltBinary.run(arguments)
         #expect(result.status == 0)
@@ -61,7 +63,7 @@ import Testing
     }
 
     /// The README's synopses name every option the commands take.
-    @Test(arguments: ["list", "probe", "record"]) func readmeSynopsisNamesVerbose(command: String) throws {
+    @Test(arguments: ["list", "probe", "controls", "record"]) func readmeSynopsisNamesVerbose(command: String) throws {
         let readme = try String(
             contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
                 "../../README.md"),

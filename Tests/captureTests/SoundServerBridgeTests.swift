@@ -39,6 +39,60 @@ import Testing
     }
 }
 
+/// Any ALSA name that leads to a sound server (issue 11): `default` overridden to pulse as many
+/// desktops ship it, a `sysdefault` override, a user's alias with a plug over it, an asym PCM over
+/// PipeWire. Without the server each gets the same 69 and sentence as `pulse` itself, in record,
+/// probe and list; libasound's "Connection refused" (exit 1) never reaches the user.
+@Suite struct SoundServerBehindALSANamesTests {
+    static let asoundrc = """
+        pcm.!default { type pulse }
+        pcm.!sysdefault { type pulse }
+        pcm.deskmic { type plug slave.pcm "default" }
+        pcm.pwmic {
+            type asym
+            capture.pcm { type plug slave { pcm { type pipewire } } }
+        }
+
+        """
+
+    // Not conditional, like the test above: `type pulse` needs only the definition to be read.
+    @Test func everyNameOverAServerSaysSo() throws {
+        let folder = try MicrophoneTestSupport.scratchFolder("bridge-names")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Self.asoundrc.write(to: folder.appendingPathComponent(".asoundrc"), atomically: true, encoding: .utf8)
+        // No PulseAudio server at that socket, no PipeWire socket in that runtime folder.
+        var environment = SoundServerBridgeTests.noServer(folder)
+        environment["HOME"] = folder.path
+        environment["XDG_CONFIG_HOME"] = ""
+        let expected: [(String, String)] = [
+            ("default", "PulseAudio"), ("sysdefault", "PulseAudio"), ("deskmic", "PulseAudio"), ("pwmic", "PipeWire"),
+        ]
+        let list = try BuiltBinary.run(["list", "--json", "--audio-only"], environment: environment)
+        #expect(list.status == 0, "\(list.stderr)")
+        let microphones = try #require(
+            try MicrophoneTestSupport.object(list.stdout)["microphones"] as? [[String: Any]])
+        for (name, server) in expected {
+            let reason = "no \(server) server is running"
+            if let entry = microphones.first(where: { $0["name"] as? String == name }) {
+                #expect(entry["accessible"] as? Bool == false, "\(name)")
+                #expect(entry["reason"] as? String == reason, "\(name)")
+            } else if name != "sysdefault" {
+                Issue.record("\(name) is not listed")
+            }
+            let line = "Error: \(name): \(reason); start \(server) or pick a hw: device from 'capture list'\n"
+            for arguments in [
+                ["probe", name], ["record", "--audio", name, "--duration", "2", "\(folder.path)/a.wav"],
+                ["record", "--video", "test", "--audio", name, "\(folder.path)/a.mkv"],
+            ] {
+                let result = try BuiltBinary.run(arguments, environment: environment)
+                #expect(result.status == 69, "\(arguments): \(result.stderr)")
+                #expect(result.stderr == line, "\(arguments)")
+            }
+        }
+        #expect(!FileManager.default.fileExists(atPath: "\(folder.path)/a.wav"))
+    }
+}
+
 /// libpulse's own complaints (an unusable `$HOME`) stay off the terminal unless `--verbose`.
 @Suite struct PulseLogTests {
     /// Runs the binary with exactly `environment` (libpulse looks at `$HOME` only when

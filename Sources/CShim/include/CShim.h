@@ -20,6 +20,8 @@ extern const unsigned long CShim_VIDIOC_QUERY_EXT_CTRL;
 extern const unsigned long CShim_VIDIOC_QUERYMENU;
 extern const unsigned long CShim_VIDIOC_G_CTRL;
 extern const unsigned long CShim_VIDIOC_G_EXT_CTRLS;
+extern const unsigned long CShim_VIDIOC_S_EXT_CTRLS;
+extern const unsigned long CShim_VIDIOC_TRY_EXT_CTRLS;
 extern const unsigned long CShim_VIDIOC_G_INPUT;
 extern const unsigned long CShim_VIDIOC_ENUMINPUT;
 

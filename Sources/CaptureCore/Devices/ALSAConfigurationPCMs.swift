@@ -142,6 +142,40 @@ enum ALSAConfigurationPCMs {
         return follow(name: name, root: root, depth: 0)
     }
 
+    /// The sound server a configuration PCM captures through in the end: `pulse` or `pipewire`
+    /// when its definition, followed through aliases, `slave.pcm` (plug, rate, softvol, ...) and
+    /// `capture.pcm` (asym), reaches a PCM of `type pulse` or `type pipewire`; nil otherwise.
+    /// `default` overridden by an asoundrc (`pcm.!default { type pulse }`), `sysdefault` overrides
+    /// and a user's own aliases all count. Wraps `snd_config_search_definition`; nothing is opened.
+    static func soundServer(_ name: String) -> String? {
+        let direct = family(name)
+        if direct == "pulse" || direct == "pipewire" { return direct }
+        var top: OpaquePointer?
+        guard snd_config_update_ref(&top) >= 0, let root = top else { return nil }
+        defer { snd_config_unref(root) }
+        return server(name: name, root: root, depth: 0)
+    }
+
+    private static func server(name: String, root: OpaquePointer, depth: Int) -> String? {
+        var definition: OpaquePointer?
+        guard depth < 8, snd_config_search_definition(root, "pcm", name, &definition) >= 0, let definition else {
+            return nil
+        }
+        defer { snd_config_delete(definition) }
+        return server(node: definition, root: root, depth: depth + 1)
+    }
+
+    private static func server(node: OpaquePointer, root: OpaquePointer, depth: Int) -> String? {
+        guard depth < 8 else { return nil }
+        if snd_config_get_type(node) == SND_CONFIG_TYPE_STRING {
+            return text(node).flatMap { server(name: $0, root: root, depth: depth + 1) }
+        }
+        let type = child(node, "type").flatMap(text)
+        if type == "pulse" || type == "pipewire" { return type }
+        guard let next = child(node, "slave.pcm") ?? child(node, "capture.pcm") else { return nil }
+        return server(node: next, root: root, depth: depth + 1)
+    }
+
     private static func follow(name: String, root: OpaquePointer, depth: Int) -> (card: String, device: Int)? {
         var definition: OpaquePointer?
         guard depth < 8, snd_config_search_definition(root, "pcm", name, &definition) >= 0, let definition else {

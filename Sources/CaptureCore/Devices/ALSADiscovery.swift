@@ -100,7 +100,7 @@ enum ALSADiscovery {
             }
             throw notFound()
         }
-        let servers = SoundServerBridge.Servers.asking(for: ALSAConfigurationPCMs.family(pcm))
+        let servers = SoundServerBridge.Servers.asking(for: ALSAConfigurationPCMs.soundServer(pcm) ?? "")
         if let hint = hints.first(where: { $0.name == pcm }) {
             return device(hint: hint, cards: cards, role: role(pcm), servers: servers)
         }

@@ -10,14 +10,13 @@ public enum DeviceResolver {
     /// - Throws: `CaptureError.deviceNotFound` (66) listing the valid names, with a hint to use
     ///   `pulse:` for a PulseAudio-style name given as ALSA; `.permissionDenied` (77);
     ///   `.notSupported` (69) for a node that is not a capture device of that kind.
-    ///   A sound-server bridge PCM (`pulse`, `pipewire`) whose server does not run is `.notSupported`
+    ///   A PCM that leads to a sound server (`pulse`, `pipewire`, or `default` and any alias or plug
+    ///   chain that resolves to one) whose server does not run is `.notSupported`
     ///   (69) with the fix, rather than libasound's connection error at open.
     public static func resolve(_ name: DeviceName, kind: Device.Kind) throws(CaptureError) -> Device {
         let device = try lookUp(name, kind: kind)
         if device.api == .alsa, !device.accessible,
-            let reason = device.reason,
-            ALSAConfigurationPCMs.family(device.name) == "pulse"
-                || ALSAConfigurationPCMs.family(device.name) == "pipewire"
+            let reason = device.reason, ALSAConfigurationPCMs.soundServer(device.name) != nil
         {
             throw .notSupported(device: device.name, reason: "\(reason); \(SoundServerBridge.fix(pcm: device.name))")
         }

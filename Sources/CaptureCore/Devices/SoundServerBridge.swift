@@ -10,7 +10,8 @@ enum SoundServerBridge {
         var pulse: Bool?
         var pipewire: Bool?
 
-        /// Asks only the servers that `pcmFamily` needs (a fresh libpulse connection for `pulse`,
+        /// Asks only the server that `pcmFamily` (`pulse`, `pipewire`, from
+        /// `ALSAConfigurationPCMs.soundServer`) needs (a fresh libpulse connection for `pulse`,
         /// a connect to the socket for `pipewire`); nothing for any other family.
         static func asking(for pcmFamily: String) -> Servers {
             switch pcmFamily {
@@ -21,10 +22,11 @@ enum SoundServerBridge {
         }
     }
 
-    /// Why the bridge PCM `name` cannot capture now, nil when its server answers or it is no
-    /// bridge.
+    /// Why the PCM `name` cannot capture now because it leads to a sound server that does not
+    /// answer (`pulse`, `pipewire`, or any PCM whose definition resolves to one); nil when its
+    /// server answers or it leads to none.
     static func unavailableReason(pcm name: String, servers: Servers) -> String? {
-        switch ALSAConfigurationPCMs.family(name) {
+        switch ALSAConfigurationPCMs.soundServer(name) {
         case "pulse": servers.pulse == false ? "no PulseAudio server is running" : nil
         case "pipewire": servers.pipewire == false ? "no PipeWire server is running" : nil
         default: nil
@@ -33,7 +35,7 @@ enum SoundServerBridge {
 
     /// The fix to print after ``unavailableReason(pcm:servers:)``.
     static func fix(pcm name: String) -> String {
-        let server = ALSAConfigurationPCMs.family(name) == "pipewire" ? "PipeWire" : "PulseAudio"
+        let server = ALSAConfigurationPCMs.soundServer(name) == "pipewire" ? "PipeWire" : "PulseAudio"
         return "start \(server) or pick a hw: device from 'capture list'"
     }
 

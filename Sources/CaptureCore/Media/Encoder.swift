@@ -29,9 +29,12 @@ final class Encoder {
     /// What an audio encoder is set up with.
     struct AudioSettings {
         var sampleRate: Int
-        var channels: Int
+        var layout: ChannelLayout
         var sampleFormat: AVSampleFormat
         var bitRate: Int = 0
+        /// Significant bits when fewer than the sample format holds (`bits_per_raw_sample`: 24
+        /// makes FLAC write 24-bit samples and marks `pcm_s24le`'s); 0: all of them.
+        var bitsPerRawSample: Int = 0
         var options: [String: String] = [:]
     }
 
@@ -81,11 +84,19 @@ final class Encoder {
         c.pointee.codec_type = AVMEDIA_TYPE_AUDIO
         c.pointee.sample_rate = Int32(settings.sampleRate)
         c.pointee.sample_fmt = settings.sampleFormat
-        av_channel_layout_default(&c.pointee.ch_layout, Int32(settings.channels))
+        c.pointee.ch_layout = settings.layout.av
         c.pointee.time_base = AVRational(num: 1, den: Int32(settings.sampleRate))
+        c.pointee.bits_per_raw_sample = Int32(settings.bitsPerRawSample)
         if settings.bitRate > 0 { c.pointee.bit_rate = Int64(settings.bitRate) }
         if globalHeader { c.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
         try open(settings.options)
+    }
+
+    /// True when the encoder opens with `settings` (a trial `avcodec_open2` on a context of its
+    /// own, freed at once): how to learn which channel layouts an encoder takes, since FFmpeg
+    /// 5.1's AAC, Opus and FLAC encoders list none and check them only when opened.
+    static func opens(_ codecName: String, _ settings: AudioSettings) -> Bool {
+        (try? Encoder(audio: codecName, settings, globalHeader: false)) != nil
     }
 
     private func open(_ options: [String: String]) throws(FFmpegError) {

@@ -73,14 +73,27 @@ public enum AudioFormatChoice {
     ///   - channels: the requested channel count, or nil.
     /// - Throws: `.notSupported` when the device offers no format FFmpeg can read and has no
     ///   plug form, or no rate or channel count at all; `.usage` for a rate or count below 1.
-    public static func choose(for probe: MicrophoneProbe, sampleRate: Int? = nil, channels: Int? = nil)
+    ///   - sampleFormat: the sample format to record (`--sample-format`), or nil: a device that
+    ///     offers it natively is opened in it (s24 prefers S24_3LE, then S32_LE), so nothing is
+    ///     converted; otherwise the usual order applies and the recorder converts.
+    public static func choose(
+        for probe: MicrophoneProbe, sampleRate: Int? = nil, channels: Int? = nil,
+        sampleFormat: RecordingRequest.SampleFormat? = nil
+    )
         throws(CaptureError) -> AudioFormatPlan
     {
         if let sampleRate, sampleRate < 1 { throw .usage("--sample-rate must be at least 1 Hz, not \(sampleRate)") }
         if let channels, channels < 1 { throw .usage("--channels must be at least 1, not \(channels)") }
         let device = probe.device
         if let pulse = probe.pulse {
-            let format = pulseFormats[pulse.sampleFormat] ?? ("float32le", "pcm_f32le")
+            var format = pulseFormats[pulse.sampleFormat] ?? ("float32le", "pcm_f32le")
+            // The server converts to whatever is asked, losslessly upwards.
+            switch sampleFormat {
+            case .s16?: format = ("s16le", "pcm_s16le")
+            case .s24?, .s32?: format = ("s32le", "pcm_s32le")
+            case .flt?: format = ("float32le", "pcm_f32le")
+            case nil: break
+            }
             return AudioFormatPlan(
                 openName: device.name, sampleFormat: format.format, codec: format.codec,
                 sampleRate: pulse.sampleRate, channels: pulse.channels,
@@ -90,7 +103,7 @@ public enum AudioFormatChoice {
             throw .notSupported(device: device.name, reason: "not an ALSA or PulseAudio microphone")
         }
         var openName = device.name
-        var format = ffmpegFormats.first { caps.formats.contains($0.alsa) }
+        var format = preferred(sampleFormat).first { caps.formats.contains($0.alsa) }
         if !caps.access.contains("RW_INTERLEAVED") {
             // FFmpeg reads with snd_pcm_readi: without interleaved read access only a plug PCM helps.
             format = nil
@@ -119,6 +132,20 @@ public enum AudioFormatChoice {
         return AudioFormatPlan(
             openName: openName, sampleFormat: format.alsa, codec: format.codec, sampleRate: rate, channels: count,
             outputSampleRate: sampleRate ?? rate, outputChannels: channels ?? count)
+    }
+
+    /// ``ffmpegFormats`` with the ALSA formats that hold `format` as they are moved to the front.
+    static func preferred(_ format: RecordingRequest.SampleFormat?) -> [(alsa: String, codec: String)] {
+        let first: [String]
+        switch format {
+        case .s16?: first = ["S16_LE"]
+        case .s24?: first = ["S24_3LE", "S32_LE"]
+        case .s32?: first = ["S32_LE"]
+        case .flt?: first = ["FLOAT_LE"]
+        case nil: return ffmpegFormats
+        }
+        let front = first.compactMap { name in ffmpegFormats.first { $0.alsa == name } }
+        return front + ffmpegFormats.filter { !first.contains($0.alsa) }
     }
 
     /// `wanted` if the device takes it, else the nearest standard rate it takes (ties to the

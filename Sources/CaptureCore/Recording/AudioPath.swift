@@ -51,30 +51,22 @@ final class AudioPath {
 
     private func take(_ frame: Frame, time: Int64) throws(FFmpegError) {
         let inputRate = Int64(frame.pointer.pointee.sample_rate)
-        var count = Int64(frame.sampleCount)
+        let count = Int64(frame.sampleCount)
         // A block wholly captured before the recording started is skipped; one that straddles
         // the start is cut at it below, so audio starts at 0 rather than a block later.
         guard count > 0, inputRate > 0, time + count * 1_000_000 / inputRate > 0 else { return }
-        if let endTime {
-            let allowed = (endTime - time) * inputRate / 1_000_000
-            if allowed <= 0 {
-                done = true
-                return
-            }
-            if allowed < count {
-                // Only the sample count shrinks; the buffers stay as they are.
-                frame.pointer.pointee.nb_samples = Int32(allowed)
-                count = allowed
-                done = true
-            }
-        }
         if let expectedNext, time - expectedNext > Self.overrunThreshold { overruns += 1 }
         expectedNext = time + count * 1_000_000 / inputRate
         if firstTime == nil { firstTime = max(0, time) }
         if resampler == nil {
+            // A device's channels carry no positions (ALSA numbers them, and a count FFmpeg has no
+            // name for comes unspecified): the same count is the same channels, in order, under
+            // the layout the encoder writes, never a remix between two guesses.
+            let input = frame.pointer.pointee.ch_layout
+            let sameCount = input.nb_channels == encoder.channelLayout.nb_channels
             resampler = try Resampler(
                 inputFormat: frame.sampleFormat, inputRate: Int(inputRate),
-                inputLayout: frame.pointer.pointee.ch_layout,
+                inputLayout: sameCount ? encoder.channelLayout : input,
                 outputFormat: encoder.sampleFormat, outputRate: encoder.sampleRate, outputLayout: encoder.channelLayout)
         }
         let first = resampler!.nextOutputSample(capturedAt: time)
@@ -87,15 +79,37 @@ final class AudioPath {
             try fifo.drain(samples: cut)
             nextPts = pts + Int64(cut)
         }
+        // The end is cut where the file's audio reaches it, not where a device timestamp says:
+        // while the resampler is still catching up with a device whose clock runs apart from its
+        // sample count, the two differ by tens of milliseconds, and the audio ended that much
+        // before the video.
+        if let limit = endSample, let pts = nextPts, pts + Int64(fifo.count) >= limit { done = true }
+    }
+
+    /// `endTime` as a sample position in the file.
+    private var endSample: Int64? {
+        endTime.map { av_rescale($0, Int64(encoder.sampleRate), 1_000_000) }
     }
 
     /// Encodes what the FIFO holds in the encoder's frame size; `all` also sends the last,
     /// shorter frame.
     private func emit(all: Bool, mux: Mux) throws(CaptureError) {
         let size = encoder.frameSize > 0 ? encoder.frameSize : 4096
-        while fifo.count >= size || (all && fifo.count > 0) {
+        while fifo.count >= size || ((all || done) && fifo.count > 0) {
+            var wanted = size
+            if let limit = endSample {
+                let left = limit - (nextPts ?? 0)
+                if left <= 0 {
+                    // Past the end: what the FIFO and the resampler still hold is not recorded.
+                    try media("converting audio") { () throws(FFmpegError) in try fifo.drain(samples: fifo.count) }
+                    break
+                }
+                // A frame-size encoder (AAC, Opus) still takes whole frames; only the last may be short.
+                if left < Int64(wanted) && (encoder.frameSize == 0 || fifo.count >= left) { wanted = Int(left) }
+            }
+            if !all && fifo.count < wanted { break }
             try media("encoding audio") { () throws(FFmpegError) in
-                guard let frame = try fifo.read(samples: size) else { return }
+                guard let frame = try fifo.read(samples: wanted) else { return }
                 frame.pts = nextPts ?? 0
                 nextPts = (nextPts ?? 0) + Int64(frame.sampleCount)
                 samples += Int64(frame.sampleCount)

@@ -77,12 +77,14 @@ final class InputReader: @unchecked Sendable {
         }
         guard let input else { return }
         var coalescer = Self.coalescer(for: input, stream: streamIndex)
-        defer { if let rest = coalescer?.flush() { queue.push(rest, lane: lane) } }
+        // The last, incomplete block goes before the end: the loop takes nothing after it.
+        func pushRest() { if let rest = coalescer?.flush() { queue.push(rest, lane: lane) } }
         while !interrupt.isRaised {
             let packet: Packet
             do {
                 packet = try Packet()
                 guard try input.read(into: packet) else {
+                    pushRest()
                     queue.end(lane: lane, error: nil)
                     return
                 }
@@ -108,6 +110,7 @@ final class InputReader: @unchecked Sendable {
                 queue.push(item, lane: lane)
             }
         }
+        pushRest()
         queue.end(lane: lane, error: nil)
     }
 

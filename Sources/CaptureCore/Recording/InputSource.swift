@@ -97,11 +97,13 @@ struct InputSource: Sendable {
             // any open failure into busy (naming the holder), denied or missing.
             let probe = try MicrophoneProber.probe(device)
             let plan = try AudioFormatChoice.choose(
-                for: probe, sampleRate: request.sampleRate, channels: request.channels)
-            let options = ["sample_rate": "\(plan.sampleRate)", "channels": "\(plan.channels)"]
+                for: probe, sampleRate: request.sampleRate, channels: request.channels,
+                sampleFormat: request.sampleFormat)
+            var options = ["sample_rate": "\(plan.sampleRate)", "channels": "\(plan.channels)"]
             let url: String
             if device.api == .pulse {
                 url = device.pulse?.source ?? "default"
+                options["fragment_size"] = "\(Self.pulseFragmentBytes(plan))"
             } else if case .alsa(let name)? = try? DeviceName(parsing: plan.openName) {
                 url = name
             } else {
@@ -113,6 +115,16 @@ struct InputSource: Sendable {
             source.audioPlan = plan
             return source
         }
+    }
+
+    /// The fragment size FFmpeg's pulse input asks the server for (its `fragment_size` option,
+    /// PulseAudio's `fragsize`), in bytes: 20 ms of audio. Left to the server, a record stream's
+    /// fragment is about 2 s: the first packet then comes that late, and the recording, which
+    /// starts once every device delivers, lost most of its first two seconds; at a stop, what
+    /// the server still held was never delivered.
+    static func pulseFragmentBytes(_ plan: AudioFormatPlan) -> Int {
+        let bytes = ["u8": 1, "alaw": 1, "ulaw": 1, "s16le": 2, "s16be": 2][plan.sampleFormat] ?? 4
+        return max(1, plan.sampleRate / 50) * plan.channels * bytes
     }
 
     /// Opens the input, mapping failures to the user's errors: busy (75), permission (77),

@@ -32,10 +32,14 @@ public final class Recorder {
     var video: (path: VideoPath, lane: Int, source: InputSource, input: MediaStreamInfo)?
     var audio: (path: AudioPath, lane: Int, source: InputSource, input: MediaStreamInfo)?
     var muxerOptions: [String: String] = [:]
+    /// What the audio encoder writes (`setUpAudio`).
+    var audioEncoderPlan: AudioEncoderPlan?
     /// The microphone's first sample minus the camera's first frame, as the devices delivered
     /// them, in seconds.
     var measuredStartOffset: Double?
     private var createdFile = false
+    /// The controls `applyControls` set, kept for the summary and `--restore-controls`.
+    var appliedControls: AppliedControls?
 
     /// Records until --duration, --frames, the end of the inputs, a stop request, or an error.
     ///
@@ -47,7 +51,9 @@ public final class Recorder {
         defer { tearDown() }
         do {
             try prepare()
-            return try record()
+            var result = try record()
+            result.summary.controls = appliedControls?.report
+            return result
         } catch {
             // A stop during start-up interrupts FFmpeg's opens and reads with errors of their own;
             // before the file exists, that is a stop with nothing recorded, not a failure.
@@ -75,6 +81,7 @@ public final class Recorder {
         audio = nil
         // A reader still blocked in a read (a stalled device) keeps its input; exiting frees it.
         for reader in readers { reader.close() }
+        restoreControls()
     }
 
     /// Writes a packet, creating the file and writing the header on the first one.
@@ -129,10 +136,12 @@ public final class Recorder {
                 subject: names.joined(separator: ", "),
                 reason: "no data within \(Self.seconds(request.stallTimeout)) s; the device stalled")
         }
+        stop.keepReadingOnStop()
+        // With a camera, the audio ends where its last frame ends, set once the video is done.
         if let duration = request.duration {
             let end = Int64(duration * 1e6)
             video?.path.endTime = end
-            audio?.path.endTime = end
+            if video == nil { audio?.path.endTime = end }
         }
 
         var failure: CaptureError?
@@ -160,7 +169,7 @@ public final class Recorder {
                 stopReason = stop.signal != 0 ? StopSignal.name(of: stop.signal) : "stop requested"
                 let end = now - t0
                 video?.path.endTime = min(video?.path.endTime ?? end, end)
-                audio?.path.endTime = min(audio?.path.endTime ?? end, end)
+                if video == nil { audio?.path.endTime = min(audio?.path.endTime ?? end, end) }
             }
             if let since = stoppingSince {
                 // A device delivers within a frame or an audio period; one silent for half a
@@ -186,10 +195,8 @@ public final class Recorder {
                     }
                     if video.path.done, let frames = request.frames, video.path.written >= frames {
                         stopReason = "frames"
-                        if let end = video.path.endOfLastFrame {
-                            audio?.path.endTime = min(audio?.path.endTime ?? end, end)
-                        }
                     }
+                    if video.path.done { alignAudioEnd() }
                 } else if let audio, lane == audio.lane {
                     do {
                         try audio.path.process(item.packet, time: time, mux: mux)
@@ -259,10 +266,19 @@ public final class Recorder {
         }
         // Stop the readers and drop what they still queue, then finalize. Frames the queue dropped
         // after the last one taken still count, if they fall within the recording.
+        alignAudioEnd()
         stop.interrupt.raise()
         queue.close()
         if let video { video.path.noteDropped(times: queue.takeDropped(lane: video.lane).map { $0 - t0 }) }
         return try finalize(failure: failure, stopReason: stopReason, t0: t0)
+    }
+
+    /// Ends the audio where the video ends, for every stop reason: the end of its last frame once
+    /// it is done, else the end it was given (a camera silent since the stop).
+    private func alignAudioEnd() {
+        guard let video, let audio, audio.path.endTime == nil, video.path.done || video.path.endTime != nil
+        else { return }
+        audio.path.endTime = video.path.endOfLastFrame ?? video.path.endTime
     }
 
     /// True when every stream has recorded all it should.

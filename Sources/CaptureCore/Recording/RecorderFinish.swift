@@ -16,8 +16,10 @@ extension Recorder {
             throw failure
                 ?? .failed("\(request.output): nothing was recorded; no frame or sample arrived before the stop")
         }
+        var finishProblem: String?
         do {
             try output.finish()
+            finishProblem = finishFastStart()
         } catch {
             if failure == nil { failure = writeError(error) }
         }
@@ -31,6 +33,7 @@ extension Recorder {
             output: request.output, container: container.muxer, video: nil, audio: nil, startOffset: nil,
             duration: check.duration ?? 0, fileSize: size,
             stopReason: failure == nil ? stopReason : "error", error: failure.map { "\($0)" })
+        summary.finishProblem = finishProblem
         if let video {
             let path = video.path
             // A camera's own H.264 may be copied although --codec h264 was asked.
@@ -61,12 +64,33 @@ extension Recorder {
             summary.audio = RecordingSummary.Audio(
                 device: audio.source.device.name, input: audio.input.summary, codec: encoder.name,
                 sampleRate: encoder.sampleRate, channels: Int(encoder.channelLayout.nb_channels),
-                sampleFormat: repairedString(av_get_sample_fmt_name(encoder.sampleFormat)) ?? "?",
+                sampleFormat: audioEncoderPlan?.writtenFormat
+                    ?? repairedString(av_get_sample_fmt_name(encoder.sampleFormat)) ?? "?",
+                channelLayout: audioEncoderPlan?.layout.name,
                 samples: audio.path.samples, overruns: audio.path.overruns,
                 start: Double(audio.path.firstTime ?? 0) / 1e6)
         }
         summary.startOffset = measuredStartOffset.map { ($0 * 1e6).rounded() / 1e6 }
         return RecordingResult(summary: summary, failure: failure)
+    }
+
+    /// Rewrites a finished MP4, MOV or M4A with its index in front (`FastStartRewrite`).
+    ///
+    /// - Returns: nil when it was rewritten or is no such file (a FIFO or device given with
+    ///   --force is written once, in place); else why it stays fragmented, for the summary.
+    private func finishFastStart() -> String? {
+        var status = stat()
+        guard FastStartRewrite.muxers.contains(container.muxer), stat(request.output, &status) == 0,
+            status.st_mode & S_IFMT == S_IFREG
+        else { return nil }
+        do {
+            try FastStartRewrite.rewrite(path: request.output, formatName: container.muxer)
+            return nil
+        } catch {
+            let cause = error.errno == ENOSPC ? "the disk is full" : "\(error)"
+            return "the file stays fragmented (complete, but players may show no length and seek slowly): "
+                + "rewriting it with its index in front failed: \(cause)"
+        }
     }
 
     /// The pixel format the file holds, as a player decodes it: x264 takes NV12 and NV21 as input

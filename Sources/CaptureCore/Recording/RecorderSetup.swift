@@ -37,11 +37,28 @@ extension Recorder {
         let audioDevice = try audioName.map { name throws(CaptureError) in
             try DeviceResolver.resolve(name, kind: .audio)
         }
+        // A microphone is probed, not yet opened: what it delivers decides the audio encoder
+        // (channels, rate, format) before any device opens for recording.
+        let audioSource = try audioDevice.map { device throws(CaptureError) in
+            try InputSource.make(device, kind: .audio, request: request)
+        }
+        if let audioCodec, let source = audioSource, let plan = source.audioPlan {
+            _ = try AudioEncoderPlanner.plan(
+                codec: audioCodec, container: container,
+                input: .init(
+                    format: AudioEncoderPlanner.format(ofCodec: plan.codec), sampleRate: plan.outputSampleRate,
+                    channels: plan.outputChannels),
+                requested: request.sampleFormat, device: source.device.name)
+        } else if request.sampleFormat != nil, let audioCodec, audioCodec == .aac || audioCodec == .opus {
+            throw .usage(
+                "--sample-format applies to --audio-codec pcm and flac; \(audioCodec.rawValue) chooses its own")
+        }
+        try applyControls(to: videoDevice)
         output = try media("preparing \(request.output)") { () throws(FFmpegError) in
             try OutputContainer(path: request.output, formatName: container.muxer)
         }
         if let videoDevice, let videoCodec { try setUpVideo(videoDevice, codec: videoCodec) }
-        if let audioDevice, let audioCodec { try setUpAudio(audioDevice, codec: audioCodec) }
+        if let audioSource, let audioCodec { try setUpAudio(audioSource, codec: audioCodec) }
         muxerOptions = Self.muxerOptions(for: container)
     }
 
@@ -288,44 +305,24 @@ extension Recorder {
         return options
     }
 
-    private func setUpAudio(_ device: Device, codec: RecordingRequest.AudioCodec) throws(CaptureError) {
-        let source = try InputSource.make(device, kind: .audio, request: request)
+    private func setUpAudio(_ source: InputSource, codec: RecordingRequest.AudioCodec) throws(CaptureError) {
         let (input, index, info) = try openInput(source, kind: .audio)
         let parameters = input.stream(index).pointee.codecpar.pointee
-        let inputFormat = AVSampleFormat(rawValue: parameters.format)
-        let inputRate = Int(parameters.sample_rate)
-        let channels = source.audioPlan?.outputChannels ?? request.channels ?? Int(parameters.ch_layout.nb_channels)
-        var rate = source.audioPlan?.outputSampleRate ?? request.sampleRate ?? inputRate
-        var name: String
-        var options: [String: String] = [:]
-        var format: AVSampleFormat
-        var bitRate = 0
-        switch codec {
-        case .aac:
-            name = "aac"
-            format = Self.pick(inputFormat, from: Encoder.sampleFormats(of: name))
-            bitRate = channels == 1 ? 96_000 : 128_000
-        case .opus:
-            (name, options) = CodecChoice.opusEncoder
-            format = Self.pick(inputFormat, from: Encoder.sampleFormats(of: name))
-        case .pcm:
-            (name, format) = CodecChoice.pcmEncoder(for: inputFormat, in: container)
-        case .flac:
-            name = "flac"
-            format = av_get_bytes_per_sample(inputFormat) > 2 ? AV_SAMPLE_FMT_S32 : AV_SAMPLE_FMT_S16
-        }
-        let rates = Encoder.sampleRates(of: name)
-        if !rates.isEmpty && !rates.contains(rate) {
-            let nearest = rates.min {
-                abs($0 - rate) < abs($1 - rate) || (abs($0 - rate) == abs($1 - rate) && $0 > $1)
-            }!
-            if request.sampleRate != nil {
-                onWarning("\(name) does not take \(rate) Hz; recording at \(nearest) Hz")
-            }
-            rate = nearest
-        }
-        let settings = Encoder.AudioSettings(
-            sampleRate: rate, channels: channels, sampleFormat: format, bitRate: bitRate, options: options)
+        let plan = try AudioEncoderPlanner.plan(
+            codec: codec, container: container,
+            input: .init(
+                format: AudioEncoderPlanner.format(
+                    ofCodec: repairedString(avcodec_get_name(parameters.codec_id)) ?? ""),
+                sampleRate: source.audioPlan?.outputSampleRate ?? request.sampleRate ?? Int(parameters.sample_rate),
+                channels: source.audioPlan?.outputChannels ?? request.channels ?? Int(parameters.ch_layout.nb_channels)),
+            requested: request.sampleFormat, device: source.device.name)
+        for note in plan.notes { onWarning(note) }
+        audioEncoderPlan = plan
+        let name = plan.encoder
+        var settings = Encoder.AudioSettings(
+            sampleRate: plan.sampleRate, layout: plan.layout, sampleFormat: plan.sampleFormat, bitRate: plan.bitRate,
+            options: plan.options)
+        settings.bitsPerRawSample = plan.bitsPerRawSample
         let decoder = try media("opening the audio decoder") { () throws(FFmpegError) in
             try Decoder(input: input, stream: index)
         }
@@ -341,15 +338,6 @@ extension Recorder {
             InputReader(
                 input: input, stream: index, source: source, lane: lane, queue: queue, interrupt: stop.interrupt))
         audio = (path, lane, source, info)
-    }
-
-    /// `format` itself, its packed or planar twin, else the encoder's first format.
-    private static func pick(_ format: AVSampleFormat, from formats: [AVSampleFormat]) -> AVSampleFormat {
-        if formats.isEmpty || formats.contains(format) { return format }
-        for twin in [av_get_packed_sample_fmt(format), av_get_planar_sample_fmt(format)] where formats.contains(twin) {
-            return twin
-        }
-        return formats[0]
     }
 
     /// Muxer options that keep a file readable if the process dies: fragmented MP4 with fragments

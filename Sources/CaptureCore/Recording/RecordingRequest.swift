@@ -18,6 +18,18 @@ public struct RecordingRequest: Sendable {
         case aac, opus, pcm, flac
     }
 
+    /// The sample format PCM and FLAC audio is written in (`--sample-format`).
+    public enum SampleFormat: String, Sendable, CaseIterable, Codable {
+        /// 16-bit integer.
+        case s16
+        /// 24-bit integer (3 bytes a sample in PCM, `pcm_s24le`).
+        case s24
+        /// 32-bit integer.
+        case s32
+        /// 32-bit float.
+        case flt
+    }
+
     /// The camera or video source; nil for audio only.
     public var video: DeviceName?
     /// The microphone or audio source; nil for video only.
@@ -44,6 +56,8 @@ public struct RecordingRequest: Sendable {
     /// Recorded channel count; nil: the device's.
     public var channels: Int?
     public var audioCodec: AudioCodec?
+    /// The sample format of PCM or FLAC audio; nil: the microphone's (FLAC: at most 24 bits).
+    public var sampleFormat: SampleFormat?
     /// Stop after this many seconds of recording.
     public var duration: Double?
     /// Stop after exactly this many video frames.
@@ -52,13 +66,20 @@ public struct RecordingRequest: Sendable {
     public var force: Bool
     /// Seconds without data from a live device before it counts as stalled.
     public var stallTimeout: Double
+    /// Camera controls to set before streaming (`--control NAME=VALUE`), on top of the profile.
+    public var controls: [ControlSetting] = []
+    /// A profile from `capture controls --save` to apply before streaming (`--controls-from`).
+    public var controlsProfile: String?
+    /// Put the controls back as they were when the recording ends (`--restore-controls`).
+    public var restoreControls = false
 
     public init(
         video: DeviceName? = nil, audio: DeviceName? = nil, output: String, videoSize: FrameDimensions? = nil,
         frameRate: Rational? = nil, inputFormat: String? = nil, pixelFormat: String? = nil,
         videoCodec: VideoCodec? = nil, crf: Int? = nil, preset: String? = nil, bitRate: Int? = nil,
         sampleRate: Int? = nil, channels: Int? = nil, audioCodec: AudioCodec? = nil,
-        duration: Double? = nil, frames: Int? = nil, force: Bool = false, stallTimeout: Double = 5
+        sampleFormat: SampleFormat? = nil, duration: Double? = nil, frames: Int? = nil, force: Bool = false,
+        stallTimeout: Double = 5
     ) {
         self.video = video
         self.audio = audio
@@ -74,6 +95,7 @@ public struct RecordingRequest: Sendable {
         self.sampleRate = sampleRate
         self.channels = channels
         self.audioCodec = audioCodec
+        self.sampleFormat = sampleFormat
         self.duration = duration
         self.frames = frames
         self.force = force

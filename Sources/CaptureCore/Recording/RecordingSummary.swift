@@ -50,7 +50,12 @@ public struct RecordingSummary: Codable, Hashable, Sendable {
         public var codec: String
         public var sampleRate: Int
         public var channels: Int
+        /// The sample format written: `s16`, `s24`, `s32` or `flt` for PCM and FLAC (as
+        /// `--sample-format` names them), the encoder's (`fltp`) for AAC and Opus.
         public var sampleFormat: String
+        /// The channel layout written, as FFmpeg names it: `mono`, `stereo`, `4.0`, `5.1`,
+        /// `10 channels` (unspecified order).
+        public var channelLayout: String?
         /// Samples per channel written.
         public var samples: Int64
         /// Gaps in the device's audio (overruns) filled with silence.
@@ -65,6 +70,9 @@ public struct RecordingSummary: Codable, Hashable, Sendable {
     public var container: String
     public var video: Video?
     public var audio: Audio?
+    /// Why a finished MP4, MOV or M4A stays fragmented (its rewrite with the index in front
+    /// failed); nil when it was rewritten or the container is another.
+    public var finishProblem: String?
     /// The microphone's first sample minus the camera's first frame as the devices delivered
     /// them, in seconds, when both are recorded. The file starts where both have data, so its
     /// streams start within a frame of each other whatever this is.
@@ -77,6 +85,8 @@ public struct RecordingSummary: Codable, Hashable, Sendable {
     public var stopReason: String
     /// The error that ended the recording, if one did; the file is finalized up to it.
     public var error: String?
+    /// The camera controls set before streaming, and what the driver made of them.
+    public var controls: ControlReport? = nil
 }
 
 /// A snapshot for the progress line, taken at most four times a second.

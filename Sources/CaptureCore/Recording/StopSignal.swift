@@ -8,6 +8,7 @@ import Synchronization
 public final class StopSignal: Sendable {
     private let signalNumber = Atomic<Int32>(0)
     private let requested = Atomic<Bool>(false)
+    private let keepsReading = Atomic<Bool>(false)
     /// Raised together with the request; FFmpeg's `interrupt_callback` reads it.
     let interrupt = InterruptFlag()
 
@@ -25,8 +26,14 @@ public final class StopSignal: Sendable {
             _ = signalNumber.compareExchange(expected: 0, desired: signal, ordering: .acquiringAndReleasing)
         }
         requested.store(true, ordering: .releasing)
-        interrupt.raise()
+        if !keepsReading.load(ordering: .acquiring) { interrupt.raise() }
     }
+
+    /// From now on a stop leaves the devices reading, so what they captured up to the stop (a
+    /// sound server's last fragments, the camera's last frame) still arrives; the recorder
+    /// raises `interrupt` itself once it has it, or has waited long enough. Before this, a stop
+    /// interrupts at once (opening a device, waiting for the first frames).
+    func keepReadingOnStop() { keepsReading.store(true, ordering: .releasing) }
 
     /// Routes SIGINT, SIGTERM and SIGHUP to `request(signal:)` for the rest of the process.
     ///

@@ -11,6 +11,8 @@ public enum CaptureError: Error, Equatable, Sendable, CustomStringConvertible {
     /// `what` says what it is ("an ALSA microphone name"); `valid` lists the devices of the kind
     /// asked for, `validKind` names them ("cameras").
     case wrongKind(device: String, what: String, valid: [String], validKind: String)
+    /// An input file (a controls profile) cannot be read (exit 66).
+    case fileNotFound(path: String, reason: String)
     /// The device exists but cannot do what was asked: format, size, rate, channels (exit 69).
     case notSupported(device: String, reason: String)
     /// The output file exists and `--force` was not given (exit 73).
@@ -31,7 +33,7 @@ public enum CaptureError: Error, Equatable, Sendable, CustomStringConvertible {
     public var exitCode: Int32 {
         switch self {
         case .usage: 64
-        case .deviceNotFound, .wrongKind: 66
+        case .deviceNotFound, .wrongKind, .fileNotFound: 66
         case .notSupported: 69
         case .outputExists, .cannotCreate: 73
         case .io: 74
@@ -53,6 +55,8 @@ public enum CaptureError: Error, Equatable, Sendable, CustomStringConvertible {
             return line
         case .wrongKind(let device, let what, let valid, let validKind):
             return "\(device) is \(what); \(validKind): \(valid.joined(separator: ", "))"
+        case .fileNotFound(let path, let reason):
+            return "\(path): \(reason)"
         case .notSupported(let device, let reason):
             return "\(device): \(reason)"
         case .outputExists(let path):

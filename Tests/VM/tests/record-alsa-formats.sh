@@ -3,6 +3,8 @@
 # in a format, rate and channel count it has, and the request is converted, never refused or
 # relabelled. C04: snd-dummy in ac97 mode is S16_LE stereo 48 kHz only; C05: an asoundrc PCM
 # over the loopback takes only packed 24-bit mono (ffmpeg fails with "cannot set sample format").
+# Issue 11: a 4-channel S32_LE array and that 24-bit PCM, fed with tones whose -100 dB part lives
+# in the low bits, keep every bit in .wav (a 16-bit path leaves the low bits zero).
 # module: snd-aloop index=0 id=Loopback pcm_substreams=1
 # module: snd-dummy index=1 id=Dummy pcm_devs=1 pcm_substreams=1 fake_buffer=0 model=ac97
 # timeout: 120
@@ -21,6 +23,14 @@ pcm.mono24 {
     subdevice 0
     format S24_3LE
     channels 1
+}
+pcm.array4 {
+    type hw
+    card Loopback
+    device 1
+    subdevice 0
+    format S32_LE
+    channels 4
 }
 ASOUNDRC
 out=$(mktemp -d)
@@ -61,6 +71,51 @@ duration=$(value "$out/c05.wav" format=duration)
 check "C05 mono24: 3 s +- 0.2 ($duration)" near "$duration" 3 0.2
 check "C05 mono24: decodes cleanly" test -z "$(ffmpeg -nostdin -v error -i "$out/c05.wav" -f null - 2>&1)"
 check_eq "C05 mono24: opened as packed 24-bit" pcm_s24le "$(json "$VM_OUT/c05.out" 'd["audio"]["input"].split()[0]')"
+
+# Issue 11: the bits a microphone delivers survive. The feeder plays a 997 Hz tone with a 3001 Hz
+# part 100 dB below full scale into the loopback; while it plays, the capture side has its format.
+tone="0.5*sin(2*PI*997*t)+0.00001*sin(2*PI*3001*t)"
+feed() { # FORMAT CHANNELS RATE CODEC: plays the tone into the loopback until killed
+    local graph=$tone
+    for ((i = 1; i < $2; i++)); do graph="$graph|$tone"; done
+    ffmpeg -nostdin -v error -re -f lavfi -i "aevalsrc=$graph:s=$3,aformat=sample_fmts=s32" -c:a "$4" \
+        -f alsa hw:CARD=Loopback,DEV=0,SUBDEV=0 &
+    feeder=$!
+    sleep 1
+}
+bits() { # FILE MASK: "SOUNDING WITHOUT" - samples (decoded to s32) that are not zero, and of
+    # those, how many have none of MASK's bits set
+    ffmpeg -nostdin -v error -i "$1" -f s32le -c:a pcm_s32le - | "$VM_PYTHON" -I -S -c "
+import struct, sys
+data = sys.stdin.buffer.read()
+values = [v for v in struct.unpack('<%di' % (len(data) // 4), data) if v != 0]
+print(len(values), sum(1 for v in values if v & $2 == 0))"
+}
+few() { # SOUNDING WITHOUT: at least a second's worth sounding, under 1 % without the bits
+    (($1 > 16000 && $2 * 100 < $1))
+}
+
+feed s32 4 16000 pcm_s32le
+check_eq "issue 11 array4 (S32_LE, 4 channels): exit 0" 0 \
+    "$(run s32 "$CAPTURE" record --audio array4 --duration 2 --json "$out/s32.wav")"
+kill $feeder 2>/dev/null || true
+wait $feeder 2>/dev/null || true
+check_eq "issue 11 array4: pcm_s32le, 4 channels at 16000 Hz" $'pcm_s32le\n16000\n4' \
+    "$(value "$out/s32.wav" stream=codec_name,sample_rate,channels)"
+check_eq "issue 11 array4: the summary says s32 in 4.0" "s32 4.0" \
+    "$(json "$VM_OUT/s32.out" 'd["audio"]["sample_format"] + " " + d["audio"]["channel_layout"]')"
+read -r sounding without <<<"$(bits "$out/s32.wav" 0xffff)"
+check "issue 11 array4: the low 16 bits are kept ($without of $sounding samples without them)" few "$sounding" "$without"
+
+feed s24 1 48000 pcm_s24le
+check_eq "issue 11 mono24 (S24_3LE) with a tone: exit 0" 0 \
+    "$(run s24 "$CAPTURE" record --audio mono24 --duration 2 --json "$out/s24.wav")"
+kill $feeder 2>/dev/null || true
+wait $feeder 2>/dev/null || true
+check_eq "issue 11 mono24: pcm_s24le" pcm_s24le "$(value "$out/s24.wav" stream=codec_name)"
+check_eq "issue 11 mono24: the summary says s24" s24 "$(json "$VM_OUT/s24.out" 'd["audio"]["sample_format"]')"
+read -r sounding without <<<"$(bits "$out/s24.wav" 0xff00)"
+check "issue 11 mono24: bits 8-15 are kept ($without of $sounding samples without them)" few "$sounding" "$without"
 
 rm -rf "$out"
 finish

@@ -1,0 +1,110 @@
+internal import CShim
+import Foundation
+
+/// Writes a `ControlPlan` to a V4L2 node: VIDIOC_TRY_EXT_CTRLS for every batch first (the driver
+/// checks values it alone knows about), then VIDIOC_S_EXT_CTRLS batch by batch; a batch the
+/// driver refuses puts the earlier batches back, so a set lands whole or not at all.
+enum V4L2ControlWriter {
+    /// linux/videodev2.h V4L2_CTRL_WHICH_CUR_VAL: a batch that may mix classes.
+    static let whichCurrent: UInt32 = 0
+
+    /// Applies `plan` on `handle`.
+    ///
+    /// - Throws: `CaptureError.notSupported` (69) naming the control the driver refused and why
+    ///   (range, type, read-only), `.busy` (75) for a control held while the camera streams,
+    ///   `.failed` otherwise. When it throws, what was written has been put back.
+    static func apply(_ plan: ControlPlan, on handle: V4L2Handle, controls: [CameraControl]) throws(CaptureError) {
+        let types = Dictionary(controls.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        for batch in plan.batches {
+            if let (index, error) = write(batch, on: handle, types: types, request: CShim_VIDIOC_TRY_EXT_CTRLS) {
+                throw failure(error, write: batch[safe: index], batch: batch, path: handle.path)
+            }
+        }
+        var written: [[ControlPlan.Write]] = []
+        for batch in plan.batches {
+            if let (index, error) = write(batch, on: handle, types: types, request: CShim_VIDIOC_S_EXT_CTRLS) {
+                // Put back what went in, last first, so automatic modes come back after the values
+                // they gate.
+                for done in written.reversed() {
+                    let back = done.compactMap { write in
+                        write.previous.map { ControlPlan.Write(name: write.name, id: write.id, value: $0) }
+                    }
+                    _ = self.write(back, on: handle, types: types, request: CShim_VIDIOC_S_EXT_CTRLS)
+                }
+                throw failure(error, write: batch[safe: index], batch: batch, path: handle.path)
+            }
+            written.append(batch)
+        }
+    }
+
+    /// One VIDIOC_TRY_EXT_CTRLS or VIDIOC_S_EXT_CTRLS with every write of `batch`.
+    ///
+    /// - Returns: nil on success, else the index of the control the driver named (`error_idx`;
+    ///   the batch's count when it names none) and the errno.
+    static func write(
+        _ batch: [ControlPlan.Write], on handle: V4L2Handle, types: [UInt32: CameraControl], request: UInt
+    ) -> (Int, V4L2CallError)? {
+        guard !batch.isEmpty else { return nil }
+        var items = [v4l2_ext_control](repeating: v4l2_ext_control(), count: batch.count)
+        // String values need buffers that outlive the call: one per write, sized to the
+        // control's maximum plus the terminating NUL, as the kernel expects.
+        var strings: [UnsafeMutablePointer<CChar>] = []
+        defer { for buffer in strings { buffer.deallocate() } }
+        for (index, write) in batch.enumerated() {
+            items[index].id = write.id
+            switch write.value {
+            case .integer(let number):
+                if types[write.id]?.type == "int64" {
+                    items[index].value64 = number
+                } else {
+                    items[index].value = Int32(truncatingIfNeeded: number)
+                }
+            case .string(let text):
+                let capacity = max(Int(types[write.id]?.maximum ?? 0), text.utf8.count) + 1
+                let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: capacity)
+                buffer.initialize(repeating: 0, count: capacity)
+                for (offset, byte) in text.utf8.enumerated() { buffer[offset] = CChar(bitPattern: byte) }
+                strings.append(buffer)
+                items[index].string = buffer
+                items[index].size = UInt32(capacity)
+            }
+        }
+        let classes = Set(batch.map { $0.id & 0x0fff_0000 })
+        let name = request == CShim_VIDIOC_TRY_EXT_CTRLS ? "VIDIOC_TRY_EXT_CTRLS" : "VIDIOC_S_EXT_CTRLS"
+        return items.withUnsafeMutableBufferPointer { pointer -> (Int, V4L2CallError)? in
+            var controls = v4l2_ext_controls()
+            controls.which = classes.count == 1 ? classes.first! : whichCurrent
+            controls.count = UInt32(batch.count)
+            controls.controls = pointer.baseAddress
+            do throws(V4L2CallError) {
+                try handle.ioctl(request, name, &controls)
+                return nil
+            } catch {
+                return (Int(controls.error_idx), error)
+            }
+        }
+    }
+
+    /// The user's line for a refused write.
+    static func failure(_ error: V4L2CallError, write: ControlPlan.Write?, batch: [ControlPlan.Write], path: String)
+        -> CaptureError
+    {
+        let subject = write.map { "\($0.name)=\($0.value)" } ?? batch.map(\.name).joined(separator: ", ")
+        switch error.code {
+        case EBUSY:
+            return .busy(device: "\(path) (control \(subject))", holder: nil)
+        case EACCES, EPERM:
+            return .notSupported(
+                device: path, reason: "\(subject): the driver says it cannot be written; nothing was set")
+        case ERANGE, EINVAL:
+            return .notSupported(
+                device: path, reason: "the driver refused \(subject) (\(error.message)); nothing was set")
+        default:
+            return .failed("\(path): \(error.call) failed for \(subject): \(error.message); nothing was set")
+        }
+    }
+}
+
+extension Array {
+    subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
+}

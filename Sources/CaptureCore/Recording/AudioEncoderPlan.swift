@@ -1,0 +1,244 @@
+internal import CFFmpeg
+
+/// A channel layout as a value: a named FFmpeg layout (by its mask), or a channel count in
+/// unspecified order for counts that have no name.
+struct ChannelLayout: Hashable, Sendable {
+    /// The number of channels.
+    var channels: Int
+    /// The layout's channel mask (`AV_CHANNEL_ORDER_NATIVE`); nil: unspecified order.
+    var mask: UInt64?
+
+    /// FFmpeg's default layout for `channels` (`av_channel_layout_default`): mono, stereo, 2.1,
+    /// 4.0, 5.0, 5.1, 6.1, 7.1; unspecified order for any other count.
+    static func standard(_ channels: Int) -> ChannelLayout {
+        var layout = AVChannelLayout()
+        av_channel_layout_default(&layout, Int32(channels))
+        defer { av_channel_layout_uninit(&layout) }
+        return ChannelLayout(channels: channels, mask: layout.order == AV_CHANNEL_ORDER_NATIVE ? layout.u.mask : nil)
+    }
+
+    /// The layouts an encoder may be asked for with `channels` channels, best first: FFmpeg's
+    /// default, the other named layouts of that count (`av_channel_layout_standard`; Opus wants
+    /// 3.0 and quad where the default is 2.1 and 4.0), then unspecified order.
+    static func candidates(_ channels: Int) -> [ChannelLayout] {
+        var result = [standard(channels)]
+        var opaque: UnsafeMutableRawPointer?
+        while let layout = av_channel_layout_standard(&opaque) {
+            let named = ChannelLayout(channels: Int(layout.pointee.nb_channels), mask: layout.pointee.u.mask)
+            if named.channels == channels && !result.contains(named) { result.append(named) }
+        }
+        let unspecified = ChannelLayout(channels: channels, mask: nil)
+        if !result.contains(unspecified) { result.append(unspecified) }
+        return result
+    }
+
+    /// The FFmpeg layout; the caller owns it (`av_channel_layout_uninit`, a no-op for these).
+    var av: AVChannelLayout {
+        var layout = AVChannelLayout()
+        if let mask {
+            av_channel_layout_from_mask(&layout, mask)
+        } else {
+            layout.order = AV_CHANNEL_ORDER_UNSPEC
+            layout.nb_channels = Int32(channels)
+        }
+        return layout
+    }
+
+    /// FFmpeg's name: `mono`, `stereo`, `4.0`, `5.1`, `10 channels` (`av_channel_layout_describe`).
+    var name: String {
+        var layout = av
+        var buffer = [CChar](repeating: 0, count: 64)
+        guard av_channel_layout_describe(&layout, &buffer, buffer.count) >= 0 else { return "\(channels) channels" }
+        return String(cString: buffer)
+    }
+}
+
+/// What the audio encoder writes: its name, sample format, rate and channel layout.
+///
+/// Decided from what the codec takes and what the container holds before the recording opens any
+/// device, so a channel count the encoder cannot hold is one clear error (exit 69) rather than
+/// FFmpeg's "Unsupported channel layout" after the camera and microphone were opened.
+struct AudioEncoderPlan: Equatable {
+    /// The FFmpeg encoder: `aac`, `libopus`, `flac`, `pcm_s24le`.
+    var encoder: String
+    /// Private options of the encoder.
+    var options: [String: String] = [:]
+    /// The sample format the encoder takes (`AVCodecContext.sample_fmt`).
+    var sampleFormat: AVSampleFormat
+    /// Significant bits when fewer than `sampleFormat` holds (24 for FLAC and `pcm_s24le` from
+    /// 32-bit samples), else 0 (`bits_per_raw_sample`).
+    var bitsPerRawSample = 0
+    /// Samples per second written.
+    var sampleRate: Int
+    var layout: ChannelLayout
+    /// Bits per second for lossy codecs; 0: the encoder's default.
+    var bitRate = 0
+    /// The sample format the file holds, as `--sample-format` names it (`s16`, `s24`, `s32`,
+    /// `flt`), or FFmpeg's name for the lossy codecs (`fltp`).
+    var writtenFormat: String
+    /// Lines to say once before recording (a rate the encoder does not take, resampled).
+    var notes: [String] = []
+}
+
+/// Plans the audio encoder from the codec, the container, the input and the request (the
+/// encoder's own lists, `AVCodec.supported_samplerates` and `sample_fmts`, and for channel
+/// layouts, which FFmpeg 5.1's encoders do not list, a trial `avcodec_open2`).
+enum AudioEncoderPlanner {
+    /// The audio the encoder gets, after the recorder's own conversion.
+    struct Input: Equatable {
+        /// The input's sample format (what the device delivers), as `--sample-format` names it.
+        var format: RecordingRequest.SampleFormat
+        /// The rate to record, in Hz (requested or the device's).
+        var sampleRate: Int
+        /// The channel count to record (requested or the device's).
+        var channels: Int
+    }
+
+    /// The `--sample-format` class of an FFmpeg PCM codec name (`pcm_s24le` is s24), or of a
+    /// sample format name (`s32p` is s32); 8-bit and companded formats count as s16, 64-bit
+    /// float as flt.
+    static func format(ofCodec name: String) -> RecordingRequest.SampleFormat {
+        let body = name.hasPrefix("pcm_") ? String(name.dropFirst(4)) : name
+        if body.hasPrefix("s24") || body.hasPrefix("u24") { return .s24 }
+        if body.hasPrefix("s32") || body.hasPrefix("u32") { return .s32 }
+        if body.hasPrefix("f32") || body.hasPrefix("f64") || body.hasPrefix("flt") || body.hasPrefix("dbl") {
+            return .flt
+        }
+        return .s16
+    }
+
+    /// The PCM codec, encoder sample format and significant bits of each sample format.
+    static func pcm(_ format: RecordingRequest.SampleFormat) -> (codec: AVCodecID, sample: AVSampleFormat, bits: Int) {
+        switch format {
+        case .s16: (AV_CODEC_ID_PCM_S16LE, AV_SAMPLE_FMT_S16, 0)
+        case .s24: (AV_CODEC_ID_PCM_S24LE, AV_SAMPLE_FMT_S32, 24)
+        case .s32: (AV_CODEC_ID_PCM_S32LE, AV_SAMPLE_FMT_S32, 0)
+        case .flt: (AV_CODEC_ID_PCM_F32LE, AV_SAMPLE_FMT_FLT, 0)
+        }
+    }
+
+    /// Plans the encoder.
+    ///
+    /// - Parameters:
+    ///   - device: the microphone's name, for messages.
+    ///   - requested: `--sample-format`, or nil to keep the input's (as near as the codec holds).
+    /// - Throws: `.usage` (64) for a `--sample-format` the codec or container cannot hold;
+    ///   `.notSupported` (69) for a channel count the encoder cannot hold, naming the counts it
+    ///   takes and how to keep them all.
+    static func plan(
+        codec: RecordingRequest.AudioCodec, container: ContainerFormat, input: Input,
+        requested: RecordingRequest.SampleFormat?, device: String
+    ) throws(CaptureError) -> AudioEncoderPlan {
+        var plan: AudioEncoderPlan
+        switch codec {
+        case .aac, .opus:
+            if let requested {
+                throw .usage(
+                    "--sample-format \(requested.rawValue) applies to --audio-codec pcm and flac; \(codec.rawValue) chooses its own"
+                )
+            }
+            let (name, options) = codec == .aac ? ("aac", [:]) : CodecChoice.opusEncoder
+            let formats = Encoder.sampleFormats(of: name)
+            // 16-bit input stays 16-bit where the encoder takes it (libopus); else its float.
+            let sample =
+                formats.contains(AV_SAMPLE_FMT_S16) && input.format == .s16
+                ? AV_SAMPLE_FMT_S16 : formats.first { $0 == AV_SAMPLE_FMT_FLT } ?? formats.first ?? AV_SAMPLE_FMT_FLTP
+            plan = AudioEncoderPlan(
+                encoder: name, options: options, sampleFormat: sample, sampleRate: input.sampleRate,
+                layout: .standard(input.channels),
+                bitRate: codec == .aac ? (input.channels == 1 ? 96_000 : 64_000 * min(input.channels, 8)) : 0,
+                writtenFormat: repairedString(av_get_sample_fmt_name(sample)) ?? "?")
+        case .pcm:
+            let held = RecordingRequest.SampleFormat.allCases.filter {
+                CodecChoice.holds(container, pcm($0).codec)
+            }
+            let chosen: RecordingRequest.SampleFormat
+            if let requested {
+                guard held.contains(requested) else {
+                    throw .usage(
+                        ".\(container.fileExtension) files cannot hold \(requested.rawValue) PCM; use --sample-format "
+                            + held.map(\.rawValue).joined(separator: " or ")
+                            + ", or record to \(ContainerFormat.extensions { $0.holdsAudio && CodecChoice.holds($0, pcm(requested).codec) })"
+                    )
+                }
+                chosen = requested
+            } else {
+                // The input's own format, else the nearest the container holds without losing more.
+                let order: [RecordingRequest.SampleFormat] =
+                    switch input.format {
+                    case .s16: [.s16]
+                    case .s24: [.s24, .s32, .flt, .s16]
+                    case .s32: [.s32, .s24, .flt, .s16]
+                    case .flt: [.flt, .s32, .s24, .s16]
+                    }
+                chosen = order.first { held.contains($0) } ?? .s16
+            }
+            let (id, sample, bits) = pcm(chosen)
+            plan = AudioEncoderPlan(
+                encoder: repairedString(avcodec_get_name(id)) ?? "pcm_s16le", sampleFormat: sample,
+                bitsPerRawSample: bits, sampleRate: input.sampleRate, layout: .standard(input.channels),
+                writtenFormat: chosen.rawValue)
+        case .flac:
+            // FLAC in FFmpeg 5.1 encodes at most 24 bits a sample, integers only.
+            if requested == .s32 || requested == .flt {
+                throw .usage(
+                    "FLAC holds at most 24-bit integer samples; use --sample-format s24 or s16, or --audio-codec pcm for \(requested!.rawValue)"
+                )
+            }
+            let chosen: RecordingRequest.SampleFormat = (requested ?? input.format) == .s16 ? .s16 : .s24
+            plan = AudioEncoderPlan(
+                encoder: "flac", sampleFormat: chosen == .s16 ? AV_SAMPLE_FMT_S16 : AV_SAMPLE_FMT_S32,
+                bitsPerRawSample: chosen == .s16 ? 0 : 24, sampleRate: input.sampleRate,
+                layout: .standard(input.channels), writtenFormat: chosen.rawValue)
+        }
+
+        let rates = Encoder.sampleRates(of: plan.encoder)
+        if !rates.isEmpty && !rates.contains(plan.sampleRate) {
+            let rate = plan.sampleRate
+            // The nearest rate it takes; on a tie the higher, which loses nothing.
+            let nearest = rates.min { a, b in
+                abs(a - rate) != abs(b - rate) ? abs(a - rate) < abs(b - rate) : a > b
+            }!
+            plan.notes.append("\(codec.rawValue) does not take \(rate) Hz; resampling to \(nearest) Hz")
+            plan.sampleRate = nearest
+        }
+
+        guard let layout = layout(for: plan, channels: input.channels) else {
+            let takes = (1...16).filter { layout(for: plan, channels: $0) != nil }
+            let keeping = ContainerFormat.extensions { $0.holdsAudio && CodecChoice.holds($0, AV_CODEC_ID_PCM_S16LE) }
+            let most = takes.filter { $0 < input.channels }.max() ?? 1
+            throw .notSupported(
+                device: device,
+                reason:
+                    "\(input.channels) channels cannot be recorded as \(codec.rawValue), which takes \(describe(takes)) channels; "
+                    + "record \(most) with --channels \(most), or keep all \(input.channels) as PCM in \(keeping)")
+        }
+        plan.layout = layout
+        return plan
+    }
+
+    /// The first of ``ChannelLayout/candidates(_:)`` the encoder opens with, or nil.
+    static func layout(for plan: AudioEncoderPlan, channels: Int) -> ChannelLayout? {
+        ChannelLayout.candidates(channels).first { layout in
+            var settings = Encoder.AudioSettings(
+                sampleRate: plan.sampleRate, layout: layout, sampleFormat: plan.sampleFormat, options: plan.options)
+            settings.bitsPerRawSample = plan.bitsPerRawSample
+            return Encoder.opens(plan.encoder, settings)
+        }
+    }
+
+    /// `1 to 8`, `1, 2 or 5 to 8`.
+    static func describe(_ counts: [Int]) -> String {
+        var runs: [ClosedRange<Int>] = []
+        for count in counts.sorted() {
+            if let last = runs.last, last.upperBound + 1 == count {
+                runs[runs.count - 1] = last.lowerBound...count
+            } else {
+                runs.append(count...count)
+            }
+        }
+        let parts = runs.map { $0.count == 1 ? "\($0.lowerBound)" : "\($0.lowerBound) to \($0.upperBound)" }
+        guard parts.count > 1 else { return parts.first ?? "no" }
+        return parts.dropLast().joined(separator: ", ") + " or " + parts.last!
+    }
+}
