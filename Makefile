@@ -66,7 +66,7 @@ test-vm: build
 	CAPTURE=$(BIN)/capture Tests/VM/run-suite
 
 # capture against the ffmpeg CLI on the same jobs (Bench/bench.py; issue 7): a table on stdout,
-# JSON in bench-results/. Not part of `make test`; job 5 boots the guest that `make test` sets up.
+# JSON in bench-results/. Not part of `make test`; jobs 5 and 6 boot the guest that `make test` sets up.
 # BENCH_ARGS passes options through, e.g. BENCH_ARGS='--jobs 1,3 --rounds 9'.
 BENCH_PYTHON = $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || echo python3)
 bench: build

@@ -4,10 +4,11 @@
 Each job runs once per side as a warm-up (whose files are checked for equivalence with ffprobe),
 then in rounds, capture and ffmpeg alternating, so slow drifts of the machine hit both sides
 alike. Prints one table of medians and capture/ffmpeg ratios (median, min and max of the
-per-round ratios), the targets met or not, and the camera job from the QEMU guest; writes all
-of it, every single run included, as JSON into the results folder.
+per-round ratios), the targets met or not, and the camera jobs from the QEMU guest (5: vivid's
+raw webcam; 6: an MJPEG camera played by v4l2loopback); writes all of it, every single run
+included, as JSON into the results folder.
 
-Usage: Bench/bench.py [--capture PATH] [--rounds N] [--jobs 1,2,3,4,5] [--results DIR]
+Usage: Bench/bench.py [--capture PATH] [--rounds N] [--jobs 1,2,3,4,5,6] [--results DIR]
 """
 
 import argparse
@@ -24,6 +25,7 @@ import tempfile
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import camera  # noqa: E402
+import loopback  # noqa: E402
 import jobs  # noqa: E402
 import measure  # noqa: E402
 import probe  # noqa: E402
@@ -188,7 +190,8 @@ def main():
     parser.add_argument("--list-rounds", type=int, default=15,
                         help="rounds for job 4, whose runs take a tenth of a second (default: 15)")
     parser.add_argument("--guest-rounds", type=int, default=5, help="rounds of job 5 in the guest (default: 5)")
-    parser.add_argument("--jobs", default="1,2,3,4,5", help="which jobs to run (default: 1,2,3,4,5)")
+    parser.add_argument("--loopback-rounds", type=int, default=3, help="rounds of job 6 in the guest (default: 3)")
+    parser.add_argument("--jobs", default="1,2,3,4,5,6", help="which jobs to run (default: 1,2,3,4,5,6)")
     parser.add_argument("--results", default=os.path.join(REPO, "bench-results"),
                         help="folder for the JSON results (default: bench-results)")
     options = parser.parse_args()
@@ -225,6 +228,11 @@ def main():
             % (options.guest_rounds, 1 + options.guest_rounds))
         data["camera"] = camera.run_on_host(capture, options.guest_rounds, os.path.join(results, "guest"), REPO)
         data["camera_summary"] = report.camera_summary(data["camera"])
+    if "6" in wanted:
+        log("job 6: an MJPEG camera (v4l2loopback) in the QEMU guest, %d rounds (about %d minutes)"
+            % (options.loopback_rounds, 1 + options.loopback_rounds))
+        data["loopback"] = loopback.run_on_host(capture, options.loopback_rounds, os.path.join(results, "guest-loopback"), REPO)
+        data["loopback_summary"] = report.camera_summary(data["loopback"])
 
     text = report.render(data)
     print(text)
@@ -235,7 +243,8 @@ def main():
     with open(os.path.join(results, "latest.txt"), "w") as f:
         f.write(text + "\n")
     log("results in %s/bench-%s.json (and latest.json, latest.txt)" % (results, stamp))
-    failed = [j for j in data["jobs"] if j.get("error")] + ([data["camera"]] if data.get("camera", {}).get("error") else [])
+    failed = [j for j in data["jobs"] if j.get("error")] + [
+        data[k] for k in ("camera", "loopback") if data.get(k, {}).get("error")]
     return 1 if failed else 0
 
 

@@ -81,8 +81,8 @@ def rss_growth(timeline, seconds):
     return max(last) - max(middle)
 
 
-def record_once(tool, argv, output, folder):
-    run = measure.run(argv, cwd=folder, timeline=True, interval=0.25, timeout=SECONDS * 12)
+def record_once(tool, argv, output, folder, rate=RATE, seconds=SECONDS):
+    run = measure.run(argv, cwd=folder, timeline=True, interval=0.25, timeout=seconds * 12)
     entry = run.to_json()
     # A crash report runs to pages: keep its head (what happened) and tail (the last words).
     text = run.stderr.strip()
@@ -95,13 +95,13 @@ def record_once(tool, argv, output, folder):
         entry.update(
             file=probe.describe(streams),
             frames=video["frames"] if video else 0,
-            missing_in_gaps=probe.missing_in_gaps(times, 1 / RATE),
+            missing_in_gaps=probe.missing_in_gaps(times, 1 / rate),
             span_s=round(times[-1] - times[0], 3) if len(times) > 1 else 0,
         )
         if tool == "capture":
             entry["summary"] = json.loads(run.stdout)
     entry["reported_dropped"] = reported_drops(tool, run)
-    entry["rss_growth_kib"] = rss_growth(run.rss_timeline, SECONDS)
+    entry["rss_growth_kib"] = rss_growth(run.rss_timeline, seconds)
     entry["rss_timeline"] = run.rss_timeline
     return entry
 

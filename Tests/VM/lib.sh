@@ -23,13 +23,16 @@
 #   loop_producer_stop NODE          stops NODE's producer (SIGTERM) and waits for it to go
 #   loop_wait_capture NODE FOURCC    waits up to 30 s for NODE to be a capture device offering
 #                                    FOURCC (MJPG, H264); fails otherwise
-#   loop_write_frames NODE SIZE RATE PLAN...
-#                                    writes chosen MJPEG buffers into NODE in the background at
-#                                    RATE, one write(2) per buffer (v4l2loopback makes each write
-#                                    one buffer of exactly that many bytes); PLAN items are KIND:N
-#                                    with KIND good (a whole JPEG), trunc (its first third), zero
-#                                    (0 bytes), garbage (random bytes), or stop (close the node
-#                                    and exit early); stop it early with loop_producer_stop
+#   loop_write_frames NODE CODEC SIZE RATE PLAN...
+#                                    writes chosen buffers into NODE in the background at RATE,
+#                                    one write(2) per buffer (v4l2loopback makes each write one
+#                                    buffer of exactly that many bytes); CODEC is mjpeg (frames:
+#                                    30 JPEGs of testsrc2, in VM_OUT/frames-mjpeg-SIZE) or h264
+#                                    (30 access units, Annex B, an IDR with SPS/PPS every 15);
+#                                    PLAN items are KIND:N with KIND good (the next whole frame),
+#                                    trunc (its first third), zero (0 bytes), garbage (random
+#                                    bytes), or stop (close the node and exit early); stop it
+#                                    early with loop_producer_stop
 #   loop_reset NODE                  lets NODE take a new writer (v4l2loopback 0.12.7 refuses one
 #                                    after a writer that used write(2), see below); the two
 #                                    producers above call it
@@ -195,17 +198,17 @@ loop_reset() { # NODE
 
 vm_frame_writer='
 import fcntl, os, struct, sys, time
-node, size, rate, jpegs = sys.argv[1:5]
+node, fourcc, size, rate, folder = sys.argv[1:6]
 w, h = (int(x) for x in size.split("x"))
-frames = [open(os.path.join(jpegs, f), "rb").read() for f in sorted(os.listdir(jpegs))]
+frames = [open(os.path.join(folder, f), "rb").read() for f in sorted(os.listdir(folder))]
 fd = os.open(node, os.O_RDWR)
 # VIDIOC_S_FMT = _IOWR("V", 5, struct v4l2_format): type, then the pix member of a union that
 # starts at offset 8 (pointer alignment) and is 200 bytes long.
-pix = struct.pack("=12I", w, h, struct.unpack("<I", b"MJPG")[0], 1, 0, w * h * 2, 0, 0, 0, 0, 0, 0)
+pix = struct.pack("=12I", w, h, struct.unpack("<I", fourcc.encode())[0], 1, 0, w * h * 2, 0, 0, 0, 0, 0, 0)
 fcntl.ioctl(fd, 0xC0D05605, struct.pack("=I4x", 2) + pix.ljust(200, b"\0"))
 n = 0
 t0 = time.monotonic()
-for item in sys.argv[5:]:
+for item in sys.argv[6:]:
     kind, count = item.split(":")
     for _ in range(int(count)):
         if kind == "stop":
@@ -218,19 +221,26 @@ for item in sys.argv[5:]:
         time.sleep(max(0.0, t0 + n / float(rate) - time.monotonic()))
 '
 
-loop_write_frames() { # NODE SIZE RATE PLAN...
-    local node=$1 size=$2 rate=$3; shift 3
-    local jpegs=$VM_OUT/jpegs-$size
-    if [[ ! -d $jpegs ]]; then
-        mkdir -p "$jpegs"
-        ffmpeg -nostdin -v error -f lavfi -i "testsrc2=size=$size:rate=$rate" -frames:v 30 \
-            -c:v mjpeg -q:v 5 "$jpegs/%03d.jpg" || return 1
+loop_write_frames() { # NODE CODEC SIZE RATE PLAN...
+    local node=$1 codec=$2 size=$3 rate=$4; shift 4
+    local frames=$VM_OUT/frames-$codec-$size enc fourcc ext
+    case $codec in
+        mjpeg) enc=(-c:v mjpeg -q:v 5) fourcc=MJPG ext=jpg ;;
+        # The image2 muxer writes each packet to a file of its own; without a global header x264
+        # puts SPS and PPS before every IDR.
+        h264) enc=(-c:v libx264 -preset ultrafast -pix_fmt yuv420p -g 15) fourcc=H264 ext=h264 ;;
+        *) printf 'loop_write_frames: unknown codec %s\n' "$codec" >&2; return 64 ;;
+    esac
+    if [[ ! -d $frames ]]; then
+        mkdir -p "$frames"
+        ffmpeg -nostdin -v error -f lavfi -i "testsrc2=size=$size:rate=$rate" -frames:v 30 "${enc[@]}" \
+            -f image2 "$frames/%03d.$ext" || return 1
     fi
     loop_reset "$node" || return 1
-    "$VM_PYTHON" -I -S -c "$vm_frame_writer" "$node" "$size" "$rate" "$jpegs" "$@" \
+    "$VM_PYTHON" -I -S -c "$vm_frame_writer" "$node" "$fourcc" "$size" "$rate" "$frames" "$@" \
         >"$VM_OUT/writer-${node##*/}.log" 2>&1 &
     vm_producers[$node]=$!
-    loop_wait_capture "$node" MJPG
+    loop_wait_capture "$node" "$fourcc"
 }
 
 loop_packet_hashes() { # FILE

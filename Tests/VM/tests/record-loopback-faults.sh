@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# A compressed camera whose feed goes wrong mid-recording (v4l2loopback; issue 10): the producer
+# stops (the node stays open and silent: a stall, exit 74 within --stall-timeout, the file
+# finalized), or a new producer with another frame size takes over (the node keeps the format
+# the recording negotiated, but its JPEGs are now 640x360: a clear one-line error and exit 74, not
+# a crash).
+# module: vivid n_devs=1 node_types=0x1 vid_cap_nr=10
+# module: snd-aloop index=0 id=Loopback pcm_substreams=2
+# module: v4l2loopback devices=3 video_nr=30,31,32 exclusive_caps=1,1,1 card_label=loop30,loop31,loop32
+# timeout: 150
+set -euo pipefail
+source "$(dirname "$0")/../lib.sh"
+need_capture
+
+cam=/dev/video32
+out=$(mktemp -d)
+trap 'loop_producer_stop $cam' EXIT
+duration() { ffprobe -v error -show_entries format=duration -of default=noprint_wrappers=1:nokey=1 "$1" 2>/dev/null || echo 0; }
+"$CAPTURE" --version >/dev/null # the first start under emulation is the slowest
+
+# Waits up to 20 s for FILE to exist (the recorder creates it with the first frame it writes).
+appeared() { # FILE
+    for _ in $(seq 400); do
+        [[ -e $1 ]] && return 0
+        sleep 0.05
+    done
+    return 1
+}
+tenths_since() { echo $((($(date +%s%N) - $1) / 100000000)); }
+
+# The producer stops 3 s into the recording.
+check "camera fed: mjpeg 320x180 15" loop_producer_start $cam mjpeg 320x180 15
+"$CAPTURE" record --video $cam --codec h264 --preset ultrafast --stall-timeout 2 --duration 60 \
+    "$out/stop.mkv" >"$VM_OUT/stop.out" 2>"$VM_OUT/stop.err" &
+pid=$!
+appeared "$out/stop.mkv" || true
+sleep 3
+loop_producer_stop $cam
+stopped=$(date +%s%N)
+wait_for $pid 30
+took=$(tenths_since "$stopped")
+check_eq "producer stops: exit 74" 74 "$vm_status"
+check "producer stops: within the stall timeout + 3 s ($took tenths)" test "$took" -le 50
+check "producer stops: stderr says the camera stalled" grep -q "^Error: $cam: .*stalled" "$VM_OUT/stop.err"
+check_eq "producer stops: one line on stderr" 1 "$(wc -l <"$VM_OUT/stop.err")"
+check_eq "producer stops: the file reads back" 0 "$(ffprobe -v error "$out/stop.mkv" >/dev/null 2>&1; echo $?)"
+check "producer stops: with the 3 s before ($(duration "$out/stop.mkv") s)" \
+    test "$(duration "$out/stop.mkv" | cut -d. -f1)" -ge 2
+
+# The node is free again: once the reader is gone, the next producer may choose its size.
+# Then a producer restarted at 640x360 while the recording runs at 320x180.
+check "camera fed: mjpeg 320x180 15" loop_producer_start $cam mjpeg 320x180 15
+"$CAPTURE" record --video $cam --codec h264 --preset ultrafast --stall-timeout 2 --duration 60 \
+    "$out/resize.mkv" >"$VM_OUT/resize.out" 2>"$VM_OUT/resize.err" &
+pid=$!
+appeared "$out/resize.mkv" || true
+sleep 3
+loop_producer_stop $cam
+check "camera fed: mjpeg 640x360 15" loop_producer_start $cam mjpeg 640x360 15
+wait_for $pid 30
+loop_producer_stop $cam
+check_eq "producer restarted at another size: exit 74" 74 "$vm_status"
+check "producer restarted at another size: stderr names the camera" grep -q "^Error: $cam: " "$VM_OUT/resize.err"
+# Frames keep coming, at another size: the error says so rather than that nothing came.
+check "producer restarted at another size: stderr names the new size 640x360" grep -q "640x360" "$VM_OUT/resize.err"
+check_eq "producer restarted at another size: one line on stderr" 1 "$(wc -l <"$VM_OUT/resize.err")"
+check_eq "producer restarted at another size: the file reads back" 0 \
+    "$(ffprobe -v error "$out/resize.mkv" >/dev/null 2>&1; echo $?)"
+check "producer restarted at another size: with the 3 s before ($(duration "$out/resize.mkv") s)" \
+    test "$(duration "$out/resize.mkv" | cut -d. -f1)" -ge 2
+
+rm -rf "$out"
+finish

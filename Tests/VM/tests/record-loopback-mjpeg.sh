@@ -1,0 +1,177 @@
+#!/usr/bin/env bash
+# An MJPEG camera (v4l2loopback fed by ffmpeg or by chosen buffers; issue 10): damaged, truncated,
+# empty and garbage frames are counted as corrupt and never end the recording; a camera that
+# sends nothing decodable for --stall-timeout is a stall (74); decoding to H.264 turns JPEG's full
+# range into tagged limited range without a "deprecated pixel format" line; --codec copy keeps
+# every JPEG byte for byte and drops those without their markers; a camera running steadily at
+# 15 fps on a node announcing 30 is slow, not lossy.
+# module: vivid n_devs=1 node_types=0x1 vid_cap_nr=10
+# module: snd-aloop index=0 id=Loopback pcm_substreams=2
+# module: v4l2loopback devices=3 video_nr=30,31,32 exclusive_caps=1,1,1 card_label=loop30,loop31,loop32
+# timeout: 300
+set -euo pipefail
+source "$(dirname "$0")/../lib.sh"
+need_capture
+
+cam=/dev/video30
+out=$(mktemp -d)
+trap 'loop_producer_stop $cam' EXIT
+value() { # FILE ENTRY [STREAM]: one ffprobe value (nothing for a file that does not read back)
+    ffprobe -v error ${3:+-select_streams "$3"} -show_entries "$2" -of default=noprint_wrappers=1:nokey=1 "$1" 2>/dev/null || true
+}
+near() { # A B TOLERANCE: |A - B| <= TOLERANCE
+    "$VM_PYTHON" -I -S -c "import sys; sys.exit(abs(float('$1') - float('$2')) > float('$3'))"
+}
+clean() { # FILE: ffmpeg decodes it without a message; shows the first ones if not
+    local said
+    said=$(ffmpeg -nostdin -v error -i "$1" -f null - 2>&1 | head -n 2 || true)
+    [[ -z $said ]] || printf '  ffmpeg: %s\n' "${said//$'\n'/$'\n  ffmpeg: '}"
+    [[ -z $said ]]
+}
+"$CAPTURE" --version >/dev/null # the first start under emulation is the slowest
+
+# The feed of the issue: every JPEG damaged by the noise filter. ffmpeg records all of it.
+check "camera fed: mjpeg 320x180 15 noise=amount=200" loop_producer_start $cam mjpeg 320x180 15 noise=amount=200
+rc=$(run_for noise 40 "$CAPTURE" record --video $cam --codec h264 --preset ultrafast --duration 4 --json "$out/noise.mkv")
+loop_producer_stop $cam
+check_eq "damaged MJPEG to h264: exit 0" 0 "$rc"
+[[ $rc == 0 ]] || sed 's/^/  stderr: /' "$VM_OUT/noise.err"
+if [[ -s $out/noise.mkv ]]; then
+    dur=$(value "$out/noise.mkv" format=duration)
+    check "damaged MJPEG to h264: the whole 4 s recorded ($dur s)" near "$dur" 4 0.5
+    check "damaged MJPEG to h264: decodes without a message" clean "$out/noise.mkv"
+else
+    check "damaged MJPEG to h264: a file was written" false
+fi
+if json_has "$VM_OUT/noise.out" video; then
+    corrupt=$(json "$VM_OUT/noise.out" 'd["video"]["frames_dropped"]["corrupt"]')
+    check "damaged MJPEG to h264: corrupt frames counted in the summary ($corrupt)" test "$corrupt" -ge 1
+else
+    check "damaged MJPEG to h264: a JSON summary" false
+fi
+
+# Chosen buffers: 2 s of garbage (30 frames at 15 fps) every 5 s, so that any 8 s of recording
+# holds one whole burst wherever it starts.
+check "camera fed: chosen JPEGs 320x180 15" loop_write_frames $cam mjpeg 320x180 15 good:45 garbage:30 good:45 garbage:30 good:45 garbage:30 good:300
+rc=$(run_for burst 60 "$CAPTURE" record --video $cam --codec h264 --preset ultrafast --duration 8 --json "$out/burst.mkv")
+loop_producer_stop $cam
+check_eq "2 s of garbage frames: exit 0" 0 "$rc"
+[[ $rc == 0 ]] || sed 's/^/  stderr: /' "$VM_OUT/burst.err"
+if json_has "$VM_OUT/burst.out" video; then
+    corrupt=$(json "$VM_OUT/burst.out" 'd["video"]["frames_dropped"]["corrupt"]')
+    check "2 s of garbage frames: at least one whole burst counted corrupt ($corrupt >= 30)" test "$corrupt" -ge 30
+    dur=$(value "$out/burst.mkv" format=duration)
+    check "2 s of garbage frames: the whole 8 s recorded ($dur s)" near "$dur" 8 0.5
+    check "2 s of garbage frames: decodes without a message" clean "$out/burst.mkv"
+else
+    check "2 s of garbage frames: a JSON summary" false
+fi
+
+# Every kind of bad buffer, one after another among good ones, decoded and copied. A copy keeps
+# only whole JPEGs: every packet in the file is one of the good frames, byte for byte.
+plan=()
+for _ in 1 2 3 4 5 6 7 8 9 10; do plan+=(good:10 zero:1 good:5 trunc:1 good:5 garbage:1); done
+for codec in h264 copy; do
+    check "camera fed: chosen JPEGs 320x180 15" loop_write_frames $cam mjpeg 320x180 15 "${plan[@]}"
+    sizeimage=$(v4l2-ctl -d $cam --get-fmt-video 2>/dev/null | sed -n 's/.*Size Image *: *//p')
+    preset=()
+    [[ $codec == h264 ]] && preset=(--preset ultrafast)
+    rc=$(run_for kinds-$codec 60 "$CAPTURE" record --video $cam --codec $codec "${preset[@]}" \
+        --duration 6 --json "$out/kinds-$codec.mkv")
+    loop_producer_stop $cam
+    check_eq "empty, truncated and garbage buffers, --codec $codec: exit 0" 0 "$rc"
+    [[ $rc == 0 ]] || sed 's/^/  stderr: /' "$VM_OUT/kinds-$codec.err"
+    json_has "$VM_OUT/kinds-$codec.out" video || { check "--codec $codec: a JSON summary" false; continue; }
+    corrupt=$(json "$VM_OUT/kinds-$codec.out" 'd["video"]["frames_dropped"]["corrupt"]')
+    # 6 s at 15 fps hold at least 7 bad buffers of the 3 in every 23.
+    check "empty, truncated and garbage buffers, --codec $codec: counted corrupt ($corrupt >= 7)" test "$corrupt" -ge 7
+    check "empty, truncated and garbage buffers, --codec $codec: decodes without a message" clean "$out/kinds-$codec.mkv"
+done
+if [[ -s $out/kinds-copy.mkv ]]; then
+    md5sum "$VM_OUT"/frames-mjpeg-320x180/*.jpg | awk '{ print $1 }' | sort -u >"$VM_OUT/good.md5"
+    loop_packet_hashes "$out/kinds-copy.mkv" >"$VM_OUT/kinds-copy.hashes" || true
+    # A new reader's first buffer may be one no write has filled (see the copy test below).
+    awk -v skip="${sizeimage:-none}" 'NR > 1 || $1 != skip { print $2 }' "$VM_OUT/kinds-copy.hashes" |
+        sort >"$VM_OUT/kinds-copy.md5"
+    n=$(wc -l <"$VM_OUT/kinds-copy.md5")
+    bad=$(sort -u "$VM_OUT/kinds-copy.md5" | comm -23 - "$VM_OUT/good.md5" | wc -l)
+    check "--codec copy: every packet is a whole JPEG the camera sent ($bad of $n are not)" \
+        test "$n" -ge 30 -a "$bad" -eq 0
+fi
+
+# A camera that sends nothing decodable is stalled: 4 s of good frames, then only garbage.
+check "camera fed: chosen JPEGs 320x180 15" loop_write_frames $cam mjpeg 320x180 15 good:60 garbage:900
+"$CAPTURE" record --video $cam --codec h264 --preset ultrafast --stall-timeout 2 --duration 40 --json \
+    "$out/garbage.mkv" >"$VM_OUT/garbage.out" 2>"$VM_OUT/garbage.err" &
+pid=$!
+started=$(date +%s)
+wait_for $pid 40
+took=$(($(date +%s) - started))
+loop_producer_stop $cam
+check_eq "only garbage: exit 74" 74 "$vm_status"
+# The garbage starts 4 s after the writer, the recording a little later: 2 s after that it stalls.
+check "only garbage: a stall within 12 s rather than the whole 40 ($took s)" test "$took" -le 12
+check "only garbage: stderr says the camera stalled" grep -q "^Error: $cam: .*stalled" "$VM_OUT/garbage.err"
+check_eq "only garbage: one line on stderr" 1 "$(wc -l <"$VM_OUT/garbage.err")"
+written=none
+json_has "$VM_OUT/garbage.out" video && written=$(json "$VM_OUT/garbage.out" 'd["video"]["frames_written"]')
+check_eq "only garbage: the file reads back (exists: $([[ -e $out/garbage.mkv ]] && echo yes || echo no), summary: $written frames written)" \
+    0 "$(ffprobe -v error "$out/garbage.mkv" >/dev/null 2>&1; echo $?)"
+
+# MJPEG decoded to H.264: JPEG's full range becomes limited range, tagged as such.
+check "camera fed: mjpeg 320x180 15" loop_producer_start $cam mjpeg 320x180 15
+rc=$(run_for range 40 "$CAPTURE" record --video $cam --codec h264 --preset ultrafast --duration 3 "$out/range.mkv")
+check_eq "MJPEG to h264: exit 0" 0 "$rc"
+check_eq "MJPEG to h264: yuv420p, limited range (tv)" $'yuv420p\ntv' "$(value "$out/range.mkv" stream=pix_fmt,color_range v:0)"
+matrix=$(value "$out/range.mkv" stream=color_space v:0)
+check "MJPEG to h264: the matrix is tagged BT.601 ($matrix)" test "$matrix" = bt470bg -o "$matrix" = smpte170m
+check "MJPEG to h264: no 'deprecated pixel format' on stderr" \
+    test -z "$(grep -i 'deprecated pixel format' "$VM_OUT/range.err")"
+
+# A steady 15 fps camera on a node that announces 30 fps: nothing is lost.
+rc=$(run_for slow 40 "$CAPTURE" record --video $cam --codec h264 --preset ultrafast --duration 5 --json "$out/slow.mkv")
+loop_producer_stop $cam
+check_eq "15 fps camera announcing 30: exit 0" 0 "$rc"
+if json_has "$VM_OUT/slow.out" video; then
+    declare -A s=()
+    json_map s "$VM_OUT/slow.out" '{"dropped": sum(d["video"]["frames_dropped"].values()),
+        "delivered": d["video"].get("frame_rate_delivered"), "duration": d["duration"]}'
+    check_eq "15 fps camera announcing 30: 0 dropped" 0 "${s[dropped]}"
+    check "15 fps camera announcing 30: the summary says it delivered 15 fps (${s[delivered]})" \
+        near "${s[delivered]}" 15 1
+    check "15 fps camera announcing 30: 5 s recorded (${s[duration]})" near "${s[duration]}" 5 0.5
+else
+    check "15 fps camera announcing 30: a JSON summary" false
+fi
+
+# MJPEG copy keeps the camera's packets byte for byte in each container that takes MJPEG: the
+# file's packets are a run of the producer's, in order, without a gap. v4l2loopback may hand a
+# new reader first a buffer that no write has filled since the node's buffers were set up: its
+# byte count is the whole buffer (the node's sizeimage) and it was never sent; it may lead the run.
+LOOP_PACKETS=$VM_OUT/sent.md5 check "camera fed: mjpeg 320x180 15 (packet hashes kept)" loop_producer_start $cam mjpeg 320x180 15
+sizeimage=$(v4l2-ctl -d $cam --get-fmt-video | sed -n 's/.*Size Image *: *//p')
+for ext in mkv avi mov; do
+    rc=$(run_for copy-$ext 40 "$CAPTURE" record --video $cam --codec copy --duration 3 "$out/copy.$ext")
+    check_eq "MJPEG copy to .$ext: exit 0" 0 "$rc"
+done
+loop_producer_stop $cam # the producer's hash list is complete once it has stopped
+awk -F', *' '!/^#/ { print $5, $6 }' "$VM_OUT/sent.md5" >"$VM_OUT/sent.hashes"
+for ext in mkv avi mov; do
+    [[ -s $out/copy.$ext ]] || continue
+    loop_packet_hashes "$out/copy.$ext" >"$VM_OUT/copy-$ext.hashes"
+    n=$(wc -l <"$VM_OUT/copy-$ext.hashes")
+    check "MJPEG copy to .$ext: packets are a run of the producer's, byte for byte ($n packets)" \
+        "$VM_PYTHON" -I -S -c '
+import sys
+sent = open(sys.argv[1]).read().split("\n")
+got = [l for l in open(sys.argv[2]).read().split("\n") if l]
+if got and got[0] not in sent and got[0].split()[0] == sys.argv[3]:
+    print("  the first packet is an unfilled buffer of %s bytes" % sys.argv[3])
+    got = got[1:]
+sys.exit(not (len(got) >= 30 and got[0] in sent and
+              sent[sent.index(got[0]):sent.index(got[0]) + len(got)] == got))
+' "$VM_OUT/sent.hashes" "$VM_OUT/copy-$ext.hashes" "${sizeimage:-none}"
+done
+
+rm -rf "$out"
+finish
