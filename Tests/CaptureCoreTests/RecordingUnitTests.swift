@@ -439,7 +439,7 @@ import Testing
             }
             tally.countWritten(slot: slot, time: ms * 1000)
         }
-        tally.countEnd(before: (end * rate + 500) / 1000)
+        tally.countEnd(before: (end * rate + 500) / 1000, time: end * 1000)
         return tally
     }
 
@@ -469,6 +469,25 @@ import Testing
         #expect(tally.written + tally.dropped == 45)
     }
 
+    @Test func aSlowCameraWhoseDeliveryJittersIsStillSlowNotLossy() {
+        // 15 fps on 30 for 6 s, each frame up to 15 ms early or late (a producer on a busy CPU).
+        var generator = SplitMix(seed: 3)
+        let times = (0..<90).map { Int64($0) * 1000 / 15 + Int64(generator.next() % 31) + 5 }
+        let tally = deliver(times, rate: 30, end: 6000)
+        #expect(tally.dropped == 0)
+        #expect(abs((tally.deliveredRate ?? 0) - 15) < 0.5)
+    }
+
+    @Test func heavyRandomLossesAreNotASlowCamera() {
+        // 25 fps losing 60 % of its frames at random (vivid's percentage_of_dropped_buffers): the
+        // intervals are whole multiples of 40 ms, none dominant, so every loss is a gap.
+        var generator = SplitMix(seed: 7)
+        let times = (0..<250).filter { _ in generator.next() % 100 >= 60 }.map { Int64($0) * 40 }
+        let tally = deliver(times, rate: 25, end: 10_000)
+        #expect(tally.deliveredRate == nil)
+        #expect(tally.written + tally.dropped == 250)
+    }
+
     @Test func irregularLossesAtTheNominalRateAreCountedSlotBySlot() {
         // 25 fps with every third frame lost: no steady slower cadence, so as before.
         let times = (0..<75).filter { $0 % 3 != 1 }.map { Int64($0) * 40 }
@@ -489,5 +508,18 @@ extension PacketQueue.Event {
     var isPacket: Bool {
         if case .packet = self { return true }
         return false
+    }
+}
+
+/// A small deterministic generator, so a test's random losses are the same on every run.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }

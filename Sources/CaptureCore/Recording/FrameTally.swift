@@ -9,10 +9,12 @@
 /// slot, counted late).
 ///
 /// A camera that delivers steadily slower than its nominal rate (a webcam lowering its rate in dim
-/// light, 15 fps on a mode that announces 30) fills every second slot by design: its cadence, the
-/// median interval between frames, is then the unit of a gap rather than the slot, so a slow camera
-/// is reported as slow, not as losing half its frames. Irregular losses leave no steady cadence
-/// (fewer than three intervals in four within 10 % of the median) and are counted slot by slot.
+/// light, 15 fps on a mode that announces 30) leaves every second slot empty by design. Its cadence
+/// is the median interval between its frames, when that is at least a quarter longer than the
+/// nominal interval and fewer than one interval in four falls below three quarters of it; the
+/// frames missing from that cadence over the recording's span are then the gaps, so a slow camera
+/// is reported as slow, not as losing half its frames, however its delivery jitters. Losses at the
+/// nominal rate leave many one-interval steps beside the longer ones and are counted slot by slot.
 struct FrameTally: Equatable, Sendable {
     private(set) var written = 0
     /// Delivered but not written because the loop fell behind, or a second frame in one slot.
@@ -25,7 +27,11 @@ struct FrameTally: Equatable, Sendable {
     let frameInterval: Int64
     /// Late or corrupt frames since the last frame written: each stands in one skipped slot.
     private var countedSinceLastFrame = 0
+    /// Capture times (microseconds) of the first and last frames written, and the end of the
+    /// recording once known.
+    private var firstTime: Int64?
     private var lastTime: Int64?
+    private var endTime: Int64?
 
     /// A step from one written frame to the next (or to the end): slots advanced, and the late or
     /// corrupt frames counted in between.
@@ -48,29 +54,29 @@ struct FrameTally: Equatable, Sendable {
     /// Never delivered: skipped places in the camera's cadence that no late or corrupt frame
     /// accounts for.
     var gaps: Int {
-        let cadence = slotsPerFrame
-        return steps.reduce(0) { sum, entry in
-            let places = cadence == 1 ? Int(entry.key.slots) : Int((Double(entry.key.slots) / cadence).rounded())
-            return sum + entry.value * max(0, places - 1 - entry.key.counted)
+        guard let cadence = slowCadence else {
+            return steps.reduce(0) { $0 + $1.value * max(0, Int($1.key.slots) - 1 - $1.key.counted) }
         }
+        // At the camera's own cadence: the frames its span should hold, less what it delivered, and
+        // the places left empty before the end.
+        var missing = 0
+        if let firstTime, let lastTime {
+            let expected = Int((Double(lastTime - firstTime) / cadence).rounded()) + 1
+            missing += max(0, expected - (written + late + corrupt))
+        }
+        if let endTime, let lastTime {
+            missing += max(0, Int((Double(endTime - lastTime) / cadence).rounded()) - 1)
+        }
+        return missing
     }
 
     /// Frames per second the camera delivers when it runs steadily slower than its nominal rate;
     /// nil when it keeps its rate (or too few frames came to tell).
-    var deliveredRate: Double? {
-        guard let median = steadyInterval, Double(median) * 100 >= 1.25 * Double(frameInterval) else { return nil }
-        return 1e6 / (Double(median) * 100)
-    }
+    var deliveredRate: Double? { slowCadence.map { 1e6 / $0 } }
 
-    /// Slots from one delivered frame to the next at the camera's own cadence: 1 at the nominal rate.
-    private var slotsPerFrame: Double {
-        guard let rate = deliveredRate, frameInterval > 0 else { return 1 }
-        return 1e6 / rate / Double(frameInterval)
-    }
-
-    /// The median interval between frames, in 100-microsecond units, when three in four are
-    /// within 10 % of it; nil for an irregular stream or fewer than 8 intervals.
-    private var steadyInterval: Int64? {
+    /// The camera's own frame interval in microseconds when it is steadily at least a quarter
+    /// longer than the nominal one; nil otherwise.
+    private var slowCadence: Double? {
         guard frameInterval > 0 else { return nil }
         let total = intervals.values.reduce(0, +)
         guard total >= 8 else { return nil }
@@ -83,8 +89,12 @@ struct FrameTally: Equatable, Sendable {
                 break
             }
         }
-        let near = intervals.filter { abs($0.key - median) * 10 <= median }.values.reduce(0, +)
-        return near * 4 >= total * 3 ? median : nil
+        // Losses at the nominal rate leave many intervals of one frame interval beside the longer
+        // ones; a slow camera's intervals, jitter and all, rarely fall far below its cadence.
+        let short = intervals.filter { $0.key * 4 < median * 3 }.values.reduce(0, +)
+        let cadence = Double(median) * 100
+        guard short * 4 < total, cadence >= 1.25 * Double(frameInterval) else { return nil }
+        return cadence
     }
 
     /// True when a frame in `slot` would land in or before the last written frame's slot.
@@ -113,12 +123,17 @@ struct FrameTally: Equatable, Sendable {
         }
         countStep(to: slot)
         lastSlot = slot
-        lastTime = time
+        if firstTime == nil { firstTime = time }
+        lastTime = time ?? lastTime
         written += 1
     }
 
-    /// The recording ends before `slot`: slots left empty after the last frame are gaps too.
-    mutating func countEnd(before slot: Int64) { countStep(to: slot) }
+    /// The recording ends before `slot`, at `time` (microseconds): places left empty after the
+    /// last frame are gaps too.
+    mutating func countEnd(before slot: Int64, time: Int64? = nil) {
+        countStep(to: slot)
+        endTime = time
+    }
 
     private mutating func countStep(to slot: Int64) {
         if let lastSlot { steps[Step(slots: slot - lastSlot, counted: countedSinceLastFrame), default: 0] += 1 }

@@ -204,7 +204,7 @@ extension Recorder {
                 )
             }
             stream = try media("adding the video stream") { () throws(FFmpegError) in
-                try output.addStream(copying: input, stream: index, timeBase: microseconds)
+                try output.addStream(copying: input, stream: index, timeBase: rate.inverted.av)
             }
         case .h264, .raw:
             decoder = try media("opening the video decoder") { () throws(FFmpegError) in

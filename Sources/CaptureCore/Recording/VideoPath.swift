@@ -96,8 +96,32 @@ final class VideoPath {
     }
 
     /// The slot (frame number at `rate`) a frame captured at `time` belongs in.
+    ///
+    /// The grid is laid so that the first frame sits in the middle of its slot: a camera's frames
+    /// then jitter around slot centres, never across a boundary, where half would land a slot late
+    /// and leave the one before them empty.
     private func slot(of time: Int64) -> Int64 {
-        av_rescale_q_rnd(time, microseconds, rate.inverted.av, AV_ROUND_NEAR_INF)
+        av_rescale_q_rnd(time - (gridOffset ?? 0), microseconds, rate.inverted.av, AV_ROUND_NEAR_INF)
+    }
+
+    /// How far (microseconds) the first frame's time lies from its slot's start on a grid from 0;
+    /// nil before the first frame.
+    private var gridOffset: Int64?
+
+    /// A frame that lands in or before the last written frame's slot (a camera catching up after a
+    /// hiccup, or a frame just across a boundary) takes the next slot, this many slots from its own
+    /// at most; beyond that it is late.
+    static let maxShift: Int64 = 2
+
+    /// The slot for a frame captured at `time`, or nil when it comes too late for one.
+    private func place(_ time: Int64) -> Int64? {
+        if gridOffset == nil {
+            let nearest = av_rescale_q_rnd(time, microseconds, rate.inverted.av, AV_ROUND_NEAR_INF)
+            gridOffset = time - av_rescale_q(nearest, rate.inverted.av, microseconds)
+        }
+        let natural = slot(of: time)
+        guard let last = tally.lastSlot, natural <= last else { return natural }
+        return last + 1 - natural <= Self.maxShift ? last + 1 : nil
     }
 
     /// Records one packet captured at `time` (microseconds from the start of the recording).
@@ -108,7 +132,7 @@ final class VideoPath {
         guard !done else { return }
         if let endTime, time >= endTime {
             // The slots up to the end that nothing filled were lost by the device.
-            tally.countEnd(before: slot(of: endTime))
+            tally.countEnd(before: slot(of: endTime), time: endTime)
             done = true
             return
         }
@@ -128,10 +152,8 @@ final class VideoPath {
             if encoder == nil { awaitingKeyframe = true }
             return
         }
-        let slot = slot(of: time)
         lastUsableAt = SessionClock.now()
-        // Two frames in one slot: the second is late.
-        if tally.isDuplicate(slot: slot) {
+        guard let slot = place(time) else {
             tally.countDuplicate()
             return
         }
@@ -145,17 +167,19 @@ final class VideoPath {
             accept(slot: slot, time: time)
             try mux(packet, stream)
         } else if let encoder, let decoder {
+            var next: Int64? = slot
             for frame in try decode(packet, with: decoder) {
                 if frame.isCorrupt {
                     tally.countCorrupt()
                     continue
                 }
                 // A decoder with a delay (H.264 with reordering) may give two pictures for one
-                // packet; one slot holds one.
-                if tally.isDuplicate(slot: slot) {
+                // packet; the second takes the next slot if it can.
+                guard let slot = next ?? place(time) else {
                     tally.countDuplicate()
                     continue
                 }
+                next = nil
                 let picture: Frame
                 do {
                     picture = try convert(frame)
@@ -181,8 +205,12 @@ final class VideoPath {
                 return
             }
             awaitingKeyframe = false
-            packet.pts = time
-            packet.dts = time
+            // On the frame grid, as an encoded stream: readers that assume a constant rate (and
+            // ffmpeg's own check) see strictly increasing times however the camera's delivery
+            // jitters.
+            packet.pts = slot
+            packet.dts = slot
+            packet.duration = 1
             accept(slot: slot, time: time)
             try mux(packet, stream)
         }
