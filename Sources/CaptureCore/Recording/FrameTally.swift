@@ -74,25 +74,28 @@ struct FrameTally: Equatable, Sendable {
     /// nil when it keeps its rate (or too few frames came to tell).
     var deliveredRate: Double? { slowCadence.map { 1e6 / $0 } }
 
+    /// The median interval between frames written so far, microseconds; nil before two frames.
+    var medianInterval: Double? {
+        let total = intervals.values.reduce(0, +)
+        guard total > 0 else { return nil }
+        var seen = 0
+        for (interval, count) in intervals.sorted(by: { $0.key < $1.key }) {
+            seen += count
+            if seen * 2 >= total { return Double(interval) * 100 }
+        }
+        return nil
+    }
+
     /// The camera's own frame interval in microseconds when it is steadily at least a quarter
     /// longer than the nominal one; nil otherwise.
     private var slowCadence: Double? {
         guard frameInterval > 0 else { return nil }
         let total = intervals.values.reduce(0, +)
-        guard total >= 8 else { return nil }
-        var seen = 0
-        var median: Int64 = 0
-        for (interval, count) in intervals.sorted(by: { $0.key < $1.key }) {
-            seen += count
-            if seen * 2 >= total {
-                median = interval
-                break
-            }
-        }
+        guard total >= 8, let cadence = medianInterval else { return nil }
+        let median = Int64(cadence / 100)
         // Losses at the nominal rate leave many intervals of one frame interval beside the longer
         // ones; a slow camera's intervals, jitter and all, rarely fall far below its cadence.
         let short = intervals.filter { $0.key * 4 < median * 3 }.values.reduce(0, +)
-        let cadence = Double(median) * 100
         guard short * 4 < total, cadence >= 1.25 * Double(frameInterval) else { return nil }
         return cadence
     }

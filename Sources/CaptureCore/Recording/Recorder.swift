@@ -229,7 +229,9 @@ public final class Recorder {
                 failure = .io(
                     subject: stalled.device,
                     reason:
-                        "\(stalled.lacking) for \(Self.seconds(request.stallTimeout)) s; the device stalled. The file is finalized up to there"
+                        "\(stalled.lacking) for \(Self.seconds(request.stallTimeout)) s; the device stalled. "
+                        + (output.headerWritten
+                            ? "The file is finalized up to there" : "Nothing was recorded; no file was written")
                 )
                 stopReason = "error"
                 break loop

@@ -120,8 +120,23 @@ final class VideoPath {
             gridOffset = time - av_rescale_q(nearest, rate.inverted.av, microseconds)
         }
         let natural = slot(of: time)
-        guard let last = tally.lastSlot, natural <= last else { return natural }
+        guard let last = tally.lastSlot else { return natural }
+        let cadence = copies ? cadenceSlots : 1
+        if cadence > 1 {
+            // A copied stream from a camera slower than its nominal rate stays on its own cadence,
+            // whole multiples of it apart: a reader that takes the stream's rate from the stream
+            // itself (ffmpeg does) then never finds two frames in one of its ticks.
+            guard natural > last - (Self.maxShift - 1) * cadence else { return nil }
+            return last + cadence * max(1, Int64((Double(natural - last) / Double(cadence)).rounded()))
+        }
+        guard natural <= last else { return natural }
         return last + 1 - natural <= Self.maxShift ? last + 1 : nil
+    }
+
+    /// Slots from one frame to the next at the camera's own cadence so far: 1 at the nominal rate.
+    private var cadenceSlots: Int64 {
+        guard let median = tally.medianInterval, tally.frameInterval > 0 else { return 1 }
+        return max(1, Int64((median / Double(tally.frameInterval)).rounded()))
     }
 
     /// Records one packet captured at `time` (microseconds from the start of the recording).

@@ -80,9 +80,11 @@ loop_producer_stop $cam
 check_eq "empty buffers in H.264, copy: exit 0" 0 "$rc"
 [[ $rc == 0 ]] || sed 's/^/  stderr: /' "$VM_OUT/holes.err" | head -n 5
 if json_has "$VM_OUT/holes.out" video; then
-    corrupt=$(json "$VM_OUT/holes.out" 'd["video"]["frames_dropped"]["corrupt"]')
-    # 4 s at 30 fps hold at least three of the empty buffers, one in every 30.
-    check "empty buffers in H.264, copy: counted corrupt ($corrupt >= 3)" test "$corrupt" -ge 3
+    lost=$(json "$VM_OUT/holes.out" 'd["video"]["frames_dropped"]["corrupt"] + d["video"]["frames_dropped"]["gaps"]')
+    # 4 s at 30 fps hold at least three of the empty buffers, one in every 30. FFmpeg's H.264
+    # parser, which the v4l2 input puts in front of the stream, swallows an empty buffer, so it
+    # reaches the recorder as a missing frame (a gap) rather than an empty one.
+    check "empty buffers in H.264, copy: counted as dropped ($lost >= 3)" test "$lost" -ge 3
 fi
 if [[ -s $out/holes.mkv ]]; then
     errors=$(ffmpeg -nostdin -v error -i "$out/holes.mkv" -f null - 2>&1 | head -n 3 || true)
