@@ -137,9 +137,10 @@ enum Capture {
     }
 }
 
-/// Writes to stderr unbuffered, so errors show even if the process dies next.
+/// Writes to stderr unbuffered, so errors show even if the process dies next; a stderr nobody
+/// reads any more costs the text only (`StandardError`).
 func printError(_ text: String) {
-    FileHandle.standardError.write(Data(text.utf8))
+    StandardError.write(text)
 }
 
 extension OptionSpec {

@@ -4,7 +4,7 @@ enum ExitStatus {
         (0, "success (also a recording stopped by SIGINT, SIGTERM or SIGHUP once its file was finalized)"),
         (1, "other failure"),
         (64, "usage error"),
-        (66, "device not found"),
+        (66, "device not found, or an input file (a controls profile) not found"),
         (
             69,
             "the device cannot do what was asked (format, size, rate, channels), or its sound server is not running"

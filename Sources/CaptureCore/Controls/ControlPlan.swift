@@ -163,7 +163,7 @@ public struct ControlPlan: Hashable, Sendable {
         if let nearest, editDistance(key, nearest) <= max(2, key.count / 3) {
             message += "; did you mean '\(nearest)'?"
         }
-        return message + " Controls: " + names.joined(separator: ", ")
+        return message + "; its controls: " + names.joined(separator: ", ")
     }
 
     /// Levenshtein distance, for suggesting the nearest control name.

@@ -17,6 +17,12 @@ struct ChannelLayout: Hashable, Sendable {
         return ChannelLayout(channels: channels, mask: layout.order == AV_CHANNEL_ORDER_NATIVE ? layout.u.mask : nil)
     }
 
+    /// True when libswresample can mix `from` channels to `to`: both counts have a named default
+    /// layout (its rematrixing needs channel positions).
+    static func remixes(_ from: Int, _ to: Int) -> Bool {
+        from == to || (standard(from).mask != nil && standard(to).mask != nil)
+    }
+
     /// The layouts an encoder may be asked for with `channels` channels, best first: FFmpeg's
     /// default, the other named layouts of that count (`av_channel_layout_standard`; Opus wants
     /// 3.0 and quad where the default is 2.1 and 4.0), then unspecified order.
@@ -203,6 +209,20 @@ enum AudioEncoderPlanner {
             plan.sampleRate = nearest
         }
 
+        if layout(for: plan, channels: input.channels) == nil && layout(for: plan, channels: 1) == nil
+            && layout(for: plan, channels: 2) == nil
+        {
+            // Not the channels but the rate: FLAC lists no rates yet opens none above 655350 Hz.
+            let rate = plan.sampleRate
+            for lower in [384_000, 352_800, 192_000, 176_400, 96_000, 88_200, 48_000, 44_100] where lower < rate {
+                plan.sampleRate = lower
+                if layout(for: plan, channels: input.channels) != nil {
+                    plan.notes.append("\(codec.rawValue) does not take \(rate) Hz; resampling to \(lower) Hz")
+                    break
+                }
+                plan.sampleRate = rate
+            }
+        }
         guard let layout = layout(for: plan, channels: input.channels) else {
             let takes = (1...16).filter { layout(for: plan, channels: $0) != nil }
             let keeping = ContainerFormat.extensions { $0.holdsAudio && CodecChoice.holds($0, AV_CODEC_ID_PCM_S16LE) }

@@ -74,6 +74,9 @@ struct FrameTally: Equatable, Sendable {
     /// nil when it keeps its rate (or too few frames came to tell).
     var deliveredRate: Double? { slowCadence.map { 1e6 / $0 } }
 
+    /// How many intervals between frames written with nothing counted between them are known.
+    var intervalCount: Int { intervals.values.reduce(0, +) }
+
     /// The median interval between frames written so far, microseconds; nil before two frames.
     var medianInterval: Double? {
         let total = intervals.values.reduce(0, +)

@@ -76,7 +76,7 @@ extension Recorder {
         if !hasAudio {
             for (given, name) in [
                 (request.audioCodec != nil, "--audio-codec"), (request.sampleRate != nil, "--sample-rate"),
-                (request.channels != nil, "--channels"),
+                (request.channels != nil, "--channels"), (request.sampleFormat != nil, "--sample-format"),
             ] where given {
                 throw .usage("\(name) needs an audio source (--audio)")
             }
@@ -316,6 +316,18 @@ extension Recorder {
                 sampleRate: source.audioPlan?.outputSampleRate ?? request.sampleRate ?? Int(parameters.sample_rate),
                 channels: source.audioPlan?.outputChannels ?? request.channels ?? Int(parameters.ch_layout.nb_channels)),
             requested: request.sampleFormat, device: source.device.name)
+        let delivered = Int(parameters.ch_layout.nb_channels)
+        if delivered != plan.layout.channels && !ChannelLayout.remixes(delivered, plan.layout.channels) {
+            // libswresample mixes between named layouts only; no file exists yet.
+            let named = (1...64).filter { ChannelLayout.standard($0).mask != nil }
+            throw .notSupported(
+                device: source.device.name,
+                reason:
+                    "it delivers \(delivered == 1 ? "1 channel" : "\(delivered) channels"), which cannot be mixed to "
+                    + "\(plan.layout.channels): FFmpeg mixes "
+                    + "between \(AudioEncoderPlanner.describe(named)) channels only; leave out --channels to record all "
+                    + "\(delivered), or ask for one of those counts")
+        }
         for note in plan.notes { onWarning(note) }
         audioEncoderPlan = plan
         let name = plan.encoder

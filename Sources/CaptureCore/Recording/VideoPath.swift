@@ -133,11 +133,17 @@ final class VideoPath {
         return last + 1 - natural <= Self.maxShift ? last + 1 : nil
     }
 
-    /// Slots from one frame to the next at the camera's own cadence so far: 1 at the nominal rate.
+    /// Slots from one frame to the next at the camera's own cadence: 1 at the nominal rate. Taken
+    /// from the median interval once 4 intervals are known and kept after 16, so a camera whose
+    /// delivery comes in bursts now and then does not move its frames between two cadences.
     private var cadenceSlots: Int64 {
-        guard let median = tally.medianInterval, tally.frameInterval > 0 else { return 1 }
-        return max(1, Int64((median / Double(tally.frameInterval)).rounded()))
+        if let lockedCadence { return lockedCadence }
+        guard tally.intervalCount >= 4, let median = tally.medianInterval, tally.frameInterval > 0 else { return 1 }
+        let cadence = max(1, Int64((median / Double(tally.frameInterval)).rounded()))
+        if tally.intervalCount >= 16 { lockedCadence = cadence }
+        return cadence
     }
+    private var lockedCadence: Int64?
 
     /// Records one packet captured at `time` (microseconds from the start of the recording).
     ///

@@ -42,7 +42,7 @@ public final class LibraryLog: Sendable {
         // into an ALSA line); one line per message keeps errors to one line.
         let line = Self.trimmed(line)
         if level <= AV_LOG_ERROR { Thread.current.threadDictionary[Self.lastErrorKey] = Self.withoutContext(line) }
-        if verbose.withLock({ $0 }) { FileHandle.standardError.write(Data((line + "\n").utf8)) }
+        if verbose.withLock({ $0 }) { StandardError.write(line + "\n") }
     }
 
     /// The line without trailing newlines or spaces.

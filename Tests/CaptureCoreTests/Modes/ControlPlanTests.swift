@@ -83,7 +83,7 @@ import Testing
         let error = refusal(["brigthness=3"])
         #expect(error?.exitCode == 64)
         #expect("\(error!)".contains("/dev/video10 has no control 'brigthness'; did you mean 'brightness'?"))
-        #expect("\(error!)".contains("Controls: brightness, contrast, saturation"))
+        #expect("\(error!)".contains("; its controls: brightness, contrast, saturation"))
         #expect(!"\(refusal(["zzzzzzzzzz=1"])!)".contains("did you mean"))
     }
 
