@@ -14,6 +14,14 @@ need_capture
 cam=/dev/video10
 out=$(mktemp -d)
 
+# Tests sharing this boot expect the camera's format as the driver started with it; the
+# recordings below leave another one current, so it is put back at the end.
+format=$(v4l2-ctl -d $cam --get-fmt-video | awk -F': *' '
+    /Width\/Height/ { split($2, wh, "/") }
+    /Pixel Format/ { split($2, pf, "\047"); print "width=" wh[1] ",height=" wh[2] ",pixelformat=" pf[2] }')
+restore_format() { v4l2-ctl -d $cam --set-fmt-video="$format" >/dev/null 2>&1 || true; }
+trap restore_format EXIT
+
 run() { # NAME ARGS...: ARGS with stdout and stderr into $VM_OUT/NAME.*; prints the status
     local name=$1 rc=0
     shift
@@ -35,7 +43,7 @@ values() {
 # Leave the camera as it was found, for the tests that share this boot.
 v4l2-ctl -d $cam -c gain_automatic=1
 "$CAPTURE" controls $cam --save "$out/initial.json" >/dev/null
-trap '"$CAPTURE" controls $cam --load "$out/initial.json" >/dev/null' EXIT
+trap '"$CAPTURE" controls $cam --load "$out/initial.json" >/dev/null; restore_format' EXIT
 
 # The listing, value for value: name, ID, type, range, step, default, value, flags and menu
 # entries from v4l2-ctl's text against `capture controls --json`.
