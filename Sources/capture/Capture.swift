@@ -89,11 +89,13 @@ enum Capture {
         } catch let error as UsageError {
             return usageFailure(error)
         } catch let error as CaptureError {
-            if case .usage(let message) = error {
-                return usageFailure(UsageError(message: message, command: command.spec))
+            switch error {
+            case .usage, .plan:
+                return usageFailure(UsageError(message: error.line, command: command.spec))
+            default:
+                printError("Error: \(error.line)\n")
+                return error.exitCode
             }
-            printError("Error: \(error)\n")
-            return error.exitCode
         } catch {
             printError("Error: \(error)\n")
             return 1

@@ -188,20 +188,22 @@ struct RecordCommand: Command {
         // A reader that goes away (`| head -c1`, a FIFO closed) is EPIPE on that write, reported
         // with the file finalized as far as it goes, not a silent death by SIGPIPE.
         signal(SIGPIPE, SIG_IGN)
-        let recorder = Recorder(request: request, stop: stop)
+        let session = try RecordingSession(plan: RecordingPlanner.plan(request), stop: stop)
         let quiet = self.quiet
         let progressLine = !quiet && isatty(STDERR_FILENO) == 1
-        recorder.onWarning = { line in if !quiet { printError("Warning: \(line)\n") } }
+        session.onWarning = { line in if !quiet { printError("Warning: \(line)\n") } }
         if progressLine {
-            recorder.onProgress = { progress in printError("\r" + Self.progressText(progress) + "\u{1B}[K") }
+            session.onProgress = { progress in printError("\r" + Self.progressText(progress) + "\u{1B}[K") }
         }
         let result: RecordingResult
-        do {
-            result = try recorder.run()
-        } catch {
+        switch try session.run() {
+        case .recorded(let recorded):
+            result = recorded
+        case .stoppedBeforeFirstFrame(let signal):
             // A stop that came before any file existed ends cleanly: nothing to finalize.
-            guard recorder.stoppedBeforeFirstFrame else { throw error }
-            printError("capture: \(error)\n")
+            printError(
+                "capture: stopped by \(signal ?? "a stop request") before the first frame; nothing was recorded, "
+                    + "no file was written\n")
             return 0
         }
         if progressLine { printError("\r\u{1B}[K") }
@@ -211,7 +213,7 @@ struct RecordCommand: Command {
             print(Self.summaryText(result.summary), terminator: "")
         }
         if let failure = result.failure {
-            printError("Error: \(failure)\n")
+            printError("Error: \(failure.line)\n")
             return failure.exitCode
         }
         if let problem = standardOutputFailure() {

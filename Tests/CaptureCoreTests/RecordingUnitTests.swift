@@ -32,7 +32,7 @@ import Testing
             try ContainerFormat.forPath(path)
         } throws: { error in
             guard case CaptureError.usage(let message) = error else { return false }
-            return message.contains(".mp4, .mov, .mkv")
+            return message.description.contains(".mp4, .mov, .mkv")
         }
     }
 }
@@ -65,12 +65,12 @@ import Testing
     }
 
     @Test func muxerOptionsKeepAKilledFileReadable() throws {
-        let mp4 = Recorder.muxerOptions(for: try ContainerFormat.forPath("x.mp4"))
+        let mp4 = RecordingPlanner.muxerOptions(for: try ContainerFormat.forPath("x.mp4"))
         #expect(mp4["movflags"]?.contains("frag_keyframe") == true)
         #expect(mp4["movflags"]?.contains("empty_moov") == true)
         #expect(mp4["frag_duration"] == "500000")
-        #expect(Recorder.muxerOptions(for: try ContainerFormat.forPath("x.mkv"))["cluster_time_limit"] == "500")
-        #expect(Recorder.muxerOptions(for: try ContainerFormat.forPath("x.nut"))["flush_packets"] == "1")
+        #expect(RecordingPlanner.muxerOptions(for: try ContainerFormat.forPath("x.mkv"))["cluster_time_limit"] == "500")
+        #expect(RecordingPlanner.muxerOptions(for: try ContainerFormat.forPath("x.nut"))["flush_packets"] == "1")
     }
 }
 
@@ -533,7 +533,7 @@ struct SplitMix {
 
     @Test func noSpaceAtStreamStartIsUSBBandwidthNotAFullDisk() throws {
         let reason = try #require(
-            InputSource.streamStartReason(FFmpegError(-ENOSPC, call: "avformat_open_input"), mode: mode))
+            InputSource.streamStartReason(FFmpegError(-ENOSPC, call: "avformat_open_input"), mode: mode)?.description)
         #expect(reason.contains("USB bus has too little bandwidth left to stream YUYV 1280x720 at 10 fps"))
         #expect(reason.contains("not a full disk"))
         #expect(reason.contains("smaller size"))

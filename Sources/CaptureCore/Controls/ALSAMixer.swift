@@ -144,7 +144,7 @@ public final class ALSAMixer {
                 if let nearest, ControlPlan.editDistance(nearest.lowercased(), name.lowercased()) <= 3 {
                     message += "; did you mean '\(nearest)'?"
                 }
-                throw .usage(message + " Elements: " + names.map { "'\($0)'" }.joined(separator: ", "))
+                throw .usage(OptionText(message + " Elements: " + names.map { "'\($0)'" }.joined(separator: ", ")))
             }
             do throws(ControlValueParser.Rejection) {
                 planned.append((element, try MixerWrite.parse(setting.value, for: element)))

@@ -143,7 +143,7 @@ public struct ControlProfile: Codable, Hashable, Sendable {
         decoder.keyDecodingStrategy = .convertFromSnakeCase
         guard let profile = try? decoder.decode(ControlProfile.self, from: data), profile.format == "capture-controls"
         else {
-            throw .usage("\(path) is not a controls profile written by 'capture controls --save'")
+            throw .usage("\(path) is not a controls profile written by '\(.saveControls)'")
         }
         return profile
     }

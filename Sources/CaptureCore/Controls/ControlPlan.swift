@@ -56,9 +56,9 @@ public struct ControlPlan: Hashable, Sendable {
                     throw .notSupported(
                         device: device,
                         reason: "has no control '\(setting.name)' (the profile is for another model?); "
-                            + "nothing was set; --force loads the controls it has")
+                            + "nothing was set; \(.force) loads the controls it has")
                 }
-                throw .usage(unknownNameMessage(setting.name, controls: controls, device: device))
+                throw .usage(OptionText(unknownNameMessage(setting.name, controls: controls, device: device)))
             }
             if control.isReadOnly {
                 throw .notSupported(

@@ -54,7 +54,7 @@ public enum DeviceResolver {
                 return try ALSADiscovery.device(pcm: pcm)
             } catch .deviceNotFound(let device, _, let hint) {
                 // Every microphone, not only ALSA's: the user may have meant any of them.
-                let pulseHint =
+                let pulseHint: OptionText? =
                     name.looksLikePulseSource ? "this looks like a PulseAudio source name: use pulse:\(pcm)" : nil
                 throw .deviceNotFound(device: device, valid: names(.audio), hint: hint ?? pulseHint)
             }

@@ -20,6 +20,11 @@ final class AudioFIFO {
         self.sampleRate = sampleRate
     }
 
+    /// A FIFO of what `encoder` takes: its sample format, channel layout and rate.
+    convenience init(for encoder: Encoder) throws(FFmpegError) {
+        try self.init(format: encoder.sampleFormat, layout: encoder.channelLayout, sampleRate: encoder.sampleRate)
+    }
+
     deinit { av_audio_fifo_free(fifo) }
 
     /// Samples per channel waiting.

@@ -13,7 +13,7 @@ final class Encoder {
     struct VideoSettings {
         var width: Int
         var height: Int
-        var pixelFormat: AVPixelFormat
+        var pixelFormat: PixelFormat
         var frameRate: Rational
         /// Frames between keyframes.
         var keyframeInterval: Int
@@ -21,9 +21,12 @@ final class Encoder {
         var bitRate: Int = 0
         /// Private options of the encoder (`preset`, `crf`).
         var options: [String: String] = [:]
-        /// The range and matrix the pictures are in, written into the stream; unspecified by default.
-        var colorRange = AVCOL_RANGE_UNSPECIFIED
-        var colorSpace = AVCOL_SPC_UNSPECIFIED
+        /// The pictures are limited-range YUV (`AVCOL_RANGE_MPEG`), written into the stream;
+        /// unspecified when false.
+        var limitedRange = false
+        /// The pictures use the BT.601 matrix (`AVCOL_SPC_SMPTE170M`), as JPEG's do; unspecified
+        /// when false.
+        var bt601 = false
     }
 
     /// What an audio encoder is set up with.
@@ -65,13 +68,13 @@ final class Encoder {
         c.pointee.codec_type = AVMEDIA_TYPE_VIDEO
         c.pointee.width = Int32(settings.width)
         c.pointee.height = Int32(settings.height)
-        c.pointee.pix_fmt = settings.pixelFormat
+        c.pointee.pix_fmt = settings.pixelFormat.av
         c.pointee.framerate = settings.frameRate.av
         c.pointee.time_base = settings.frameRate.inverted.av
         c.pointee.gop_size = Int32(settings.keyframeInterval)
         c.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
-        c.pointee.color_range = settings.colorRange
-        c.pointee.colorspace = settings.colorSpace
+        c.pointee.color_range = settings.limitedRange ? AVCOL_RANGE_MPEG : AVCOL_RANGE_UNSPECIFIED
+        c.pointee.colorspace = settings.bt601 ? AVCOL_SPC_SMPTE170M : AVCOL_SPC_UNSPECIFIED
         if settings.bitRate > 0 { c.pointee.bit_rate = Int64(settings.bitRate) }
         if globalHeader { c.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
         try open(settings.options)
@@ -117,6 +120,9 @@ final class Encoder {
     var sampleFormat: AVSampleFormat { context.pointee.sample_fmt }
     var sampleRate: Int { Int(context.pointee.sample_rate) }
     var channelLayout: AVChannelLayout { context.pointee.ch_layout }
+    var channelCount: Int { Int(context.pointee.ch_layout.nb_channels) }
+    /// FFmpeg's name of the encoder's sample format (`av_get_sample_fmt_name`).
+    var sampleFormatName: String { repairedString(av_get_sample_fmt_name(context.pointee.sample_fmt)) ?? "?" }
 
     /// Hands a frame to the encoder (`avcodec_send_frame`); nil starts draining.
     func send(_ frame: Frame?) throws(FFmpegError) {

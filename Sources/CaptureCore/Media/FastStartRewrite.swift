@@ -37,15 +37,12 @@ enum FastStartRewrite {
 
     private static func copy(from path: String, to target: String, formatName: String) throws(FFmpegError) {
         let input = try InputContainer(url: "file:" + path, format: nil)
-        let output = try OutputContainer(path: target, formatName: formatName)
-        // faststart reopens the finished file by the context's name to move the index forward;
-        // `file:` keeps a colon in the name from being read as a protocol.
-        av_freep(&output.context.pointee.url)
-        output.context.pointee.url = av_strdup("file:" + target)
+        let output = try OutputContainer(name: target, formatName: formatName)
         for index in 0..<input.streamCount {
-            _ = try output.addStream(copying: input, stream: index, timeBase: input.stream(index).pointee.time_base)
+            _ = try output.addStream(copying: input, stream: index, timeBase: Rational(input.stream(index).pointee.time_base))
         }
-        try output.writeHeader(options: ["movflags": "+faststart"], replacing: true)
+        // `file:` keeps a colon in the name from being read as a protocol.
+        try output.writeHeader(to: "file:" + target, options: ["movflags": "+faststart"])
         let packet = try Packet()
         while try input.read(into: packet) {
             try output.write(packet, stream: packet.streamIndex)

@@ -57,6 +57,18 @@ final class Frame {
     var sampleFormat: AVSampleFormat { AVSampleFormat(rawValue: pointer.pointee.format) }
     /// Samples per channel (audio frames).
     var sampleCount: Int { Int(pointer.pointee.nb_samples) }
+    /// Samples per second (audio frames).
+    var sampleRate: Int { Int(pointer.pointee.sample_rate) }
+    /// Channels (audio frames).
+    var channelCount: Int { Int(pointer.pointee.ch_layout.nb_channels) }
+    /// The pixel format as a value (video frames).
+    var pixelFormatValue: PixelFormat { PixelFormat(pixelFormat) }
+
+    /// Leaves the picture type to the encoder (`AVFrame.pict_type` = `AV_PICTURE_TYPE_NONE`).
+    ///
+    /// Decoders mark every raw picture as an I frame, and libx264 takes a frame's type as an
+    /// order: passed on, every frame would become a keyframe (twice the size).
+    func clearPictureType() { pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE }
     /// True when the picture's YUV values span the full range (`AVFrame.color_range` is JPEG),
     /// as a JPEG decoder's pictures do.
     var isFullRange: Bool { pointer.pointee.color_range == AVCOL_RANGE_JPEG }

@@ -118,6 +118,39 @@ final class InputContainer: @unchecked Sendable {
         }
     }
 
+    /// The bytes of one sample frame (all channels) and the sample rate of a PCM audio stream
+    /// (`av_get_bits_per_sample`); nil for anything else.
+    func pcmLayout(of index: Int) -> (frameBytes: Int, sampleRate: Int)? {
+        let parameters = stream(index).pointee.codecpar.pointee
+        guard parameters.codec_type == AVMEDIA_TYPE_AUDIO else { return nil }
+        let bits = av_get_bits_per_sample(parameters.codec_id)
+        guard bits > 0, parameters.sample_rate > 0 else { return nil }
+        return (Int(bits) / 8 * Int(parameters.ch_layout.nb_channels), Int(parameters.sample_rate))
+    }
+
+    /// The packet size of a raw video stream whose packets are exactly what the rawvideo encoder
+    /// would write for the same size and pixel format (planes packed without padding), or nil.
+    ///
+    /// The rawvideo decoder reinterprets a few inputs (palettes, a codec tag naming another
+    /// layout, bits per sample); those go through it.
+    func rawPassThroughSize(of index: Int) -> Int? {
+        let parameters = stream(index).pointee.codecpar.pointee
+        let format = AVPixelFormat(rawValue: parameters.format)
+        guard parameters.codec_id == AV_CODEC_ID_RAWVIDEO, format != AV_PIX_FMT_NONE,
+            let descriptor = av_pix_fmt_desc_get(format),
+            descriptor.pointee.flags & UInt64(AV_PIX_FMT_FLAG_PAL | AV_PIX_FMT_FLAG_HWACCEL | AV_PIX_FMT_FLAG_BITSTREAM)
+                == 0,
+            parameters.codec_tag == 0 || parameters.codec_tag == avcodec_pix_fmt_to_codec_tag(format)
+        else { return nil }
+        let size = av_image_get_buffer_size(format, parameters.width, parameters.height, 1)
+        return size > 0 ? Int(size) : nil
+    }
+
+    /// True when the muxer `formatName` can store stream `index`'s packets as they are.
+    func canCopy(stream index: Int, into formatName: String) -> Bool {
+        OutputContainer.canHold(formatName: formatName, codec: stream(index).pointee.codecpar.pointee.codec_id) == true
+    }
+
     /// The declared frame rate: `avg_frame_rate`, else `r_frame_rate`; nil when neither is set.
     private static func frameRate(of stream: UnsafeMutablePointer<AVStream>) -> Rational? {
         for rate in [stream.pointee.avg_frame_rate, stream.pointee.r_frame_rate] where rate.num > 0 && rate.den > 0 {

@@ -5,16 +5,11 @@ import Foundation
 ///
 /// The order follows FFmpeg's doc/examples/mux.c: add streams from opened encoders, open the file,
 /// write the header, write packets rescaled from codec to stream time base, write the trailer.
-/// The file is created only by `writeHeader`, so a recording that fails earlier leaves nothing:
-/// the muxer writes a hidden file beside `path` and, once the header is written, it moves to `path`
-/// (an existing file there stays untouched until then, and from then on the file is at its name).
-/// `finish` writes the trailer exactly once and only after the header; deinit closes what is left.
+/// Nothing exists on disk before `writeHeader`; where the file is written and how it comes to its
+/// name is `OutputFile`'s business. `finish` writes the trailer exactly once and only after the
+/// header; deinit closes what is left.
 final class OutputContainer {
     let context: UnsafeMutablePointer<AVFormatContext>
-    let path: String
-    /// The hidden file the header is written to: `.NAME.capture-PID` in `path`'s directory, so
-    /// the move to `path` is a rename within one file system.
-    let temporaryPath: String
     /// The muxer's name (`mp4`, `matroska`, `nut`, ...).
     let formatName: String
     private var encoderTimeBases: [AVRational] = []
@@ -23,16 +18,13 @@ final class OutputContainer {
     /// Bytes written, as the I/O layer counts them.
     private(set) var bytesWritten: Int64 = 0
 
-    /// Prepares a file at `path` for the muxer `formatName`; nothing is created on disk yet.
-    init(path: String, formatName: String) throws(FFmpegError) {
+    /// Prepares the muxer `formatName`; `name` is the file's name for the muxer's own use (none
+    /// opens it yet).
+    init(name: String, formatName: String) throws(FFmpegError) {
         var context: UnsafeMutablePointer<AVFormatContext>?
-        try check(avformat_alloc_output_context2(&context, nil, formatName, path), "avformat_alloc_output_context2")
+        try check(avformat_alloc_output_context2(&context, nil, formatName, name), "avformat_alloc_output_context2")
         guard let context else { throw FFmpegError(CFFmpeg_AVERROR(ENOMEM), call: "avformat_alloc_output_context2") }
         self.context = context
-        self.path = path
-        let directory = (path as NSString).deletingLastPathComponent
-        let hidden = ".\((path as NSString).lastPathComponent).capture-\(getpid())"
-        temporaryPath = directory.isEmpty ? hidden : (directory as NSString).appendingPathComponent(hidden)
         self.formatName = formatName
     }
 
@@ -77,15 +69,17 @@ final class OutputContainer {
     }
 
     /// Adds a stream whose packets are copied from an input stream as they are (`--codec copy`).
-    func addStream(copying input: InputContainer, stream index: Int, timeBase: AVRational) throws(FFmpegError) -> Int {
+    ///
+    /// - Parameter timeBase: the stream's time base, in which `write` takes the packets' times.
+    func addStream(copying input: InputContainer, stream index: Int, timeBase: Rational) throws(FFmpegError) -> Int {
         guard let stream = avformat_new_stream(context, nil) else {
             throw FFmpegError(CFFmpeg_AVERROR(ENOMEM), call: "avformat_new_stream")
         }
         let source = input.stream(index).pointee.codecpar!
         try check(avcodec_parameters_copy(stream.pointee.codecpar, source), "avcodec_parameters_copy")
         stream.pointee.codecpar.pointee.codec_tag = copiedCodecTag(source.pointee)
-        stream.pointee.time_base = timeBase
-        encoderTimeBases.append(timeBase)
+        stream.pointee.time_base = timeBase.av
+        encoderTimeBases.append(timeBase.av)
         return Int(stream.pointee.index)
     }
 
@@ -113,51 +107,33 @@ final class OutputContainer {
         return 0
     }
 
-    /// Writes the header to the temporary file, then moves it to `path` (`avio_open`,
-    /// `avformat_write_header`, then `rename(2)`, or `link(2)` + `unlink(2)`, which fails with
-    /// `EEXIST` as atomically as `renameat2`'s `RENAME_NOREPLACE`, which Swift's Glibc lacks).
+    /// Opens `url` for writing and writes the header (`avio_open`, `avformat_write_header`).
     ///
-    /// - Parameters:
-    ///   - options: muxer options, e.g. `movflags` for fragmented MP4.
-    ///   - replacing: replace a file at `path`; otherwise a file there is an error (`EEXIST`).
-    /// - Throws: `FFmpegError` from `avio_open` (cannot create), the muxer, or `rename` (with
-    ///   `EEXIST` when `path` appeared meanwhile). The temporary file is removed then; `path` is
-    ///   never touched.
-    func writeHeader(options: [String: String], replacing: Bool) throws(FFmpegError) {
+    /// - Parameter options: muxer options, e.g. `movflags` for fragmented MP4.
+    /// - Throws: `FFmpegError` from `avio_open` (cannot create) or the muxer; what was opened is
+    ///   closed again then (removing a file it created is the caller's).
+    func writeHeader(to url: String, options: [String: String]) throws(FFmpegError) {
         precondition(!headerWritten)
-        // A FIFO or a device given with --force is written to as it is: a rename would replace it.
-        var status = stat()
-        let special = replacing && stat(path, &status) == 0 && status.st_mode & S_IFMT != S_IFREG
-        // The `file:` prefix keeps a colon in the path from being read as a protocol name.
-        try check(
-            avio_open(&context.pointee.pb, "file:" + (special ? path : temporaryPath), AVIO_FLAG_WRITE), "avio_open")
+        // The muxer names the file by the context's URL when it reopens it (MP4's faststart).
+        av_freep(&context.pointee.url)
+        context.pointee.url = av_strdup(url)
+        try check(avio_open(&context.pointee.pb, url, AVIO_FLAG_WRITE), "avio_open")
         let (code, _) = withOptionDictionary(options) { dictionary in
             avformat_write_header(context, &dictionary)
         }
         if code < 0 {
-            let error = FFmpegError(code, call: "avformat_write_header")
-            if special { avio_closep(&context.pointee.pb) } else { abandonTemporary() }
-            throw error
+            avio_closep(&context.pointee.pb)
+            throw FFmpegError(code, call: "avformat_write_header")
         }
         avio_flush(context.pointee.pb)
-        if special {
-            headerWritten = true
-            return
-        }
-        let moved = replacing ? rename(temporaryPath, path) : link(temporaryPath, path)
-        if moved == 0 && !replacing { unlink(temporaryPath) }
-        if moved != 0 {
-            let error = FFmpegError(-errno, call: "rename")
-            abandonTemporary()
-            throw error
-        }
         headerWritten = true
     }
 
-    /// Closes and removes the temporary file after a failed start.
-    private func abandonTemporary() {
+    /// Closes the file without a trailer after a start that failed past the header (the file
+    /// could not be moved to its name); the container counts as never started.
+    func abandon() {
         if context.pointee.pb != nil { avio_closep(&context.pointee.pb) }
-        unlink(temporaryPath)
+        headerWritten = false
     }
 
     /// The time base the muxer chose for stream `index` (valid after `writeHeader`).

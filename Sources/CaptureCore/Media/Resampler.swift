@@ -14,6 +14,20 @@ final class Resampler {
     let outputLayout: AVChannelLayout
     let inputRate: Int
 
+    /// A resampler from what `frame` holds to what `encoder` takes.
+    ///
+    /// A device's channels carry no positions (ALSA numbers them, and a count FFmpeg has no name
+    /// for comes unspecified): the same count is the same channels, in order, under the layout the
+    /// encoder writes, never a remix between two guesses.
+    convenience init(from frame: Frame, to encoder: Encoder) throws(FFmpegError) {
+        let input = frame.pointer.pointee.ch_layout
+        let sameCount = input.nb_channels == encoder.channelLayout.nb_channels
+        try self.init(
+            inputFormat: frame.sampleFormat, inputRate: frame.sampleRate,
+            inputLayout: sameCount ? encoder.channelLayout : input,
+            outputFormat: encoder.sampleFormat, outputRate: encoder.sampleRate, outputLayout: encoder.channelLayout)
+    }
+
     /// - Parameters:
     ///   - maxStretch: the most samples per second soft compensation may add or remove.
     ///   - hardCompensation: a gap, in seconds, beyond which silence is inserted instead.

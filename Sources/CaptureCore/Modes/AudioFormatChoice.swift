@@ -82,8 +82,8 @@ public enum AudioFormatChoice {
     )
         throws(CaptureError) -> AudioFormatPlan
     {
-        if let sampleRate, sampleRate < 1 { throw .usage("--sample-rate must be at least 1 Hz, not \(sampleRate)") }
-        if let channels, channels < 1 { throw .usage("--channels must be at least 1, not \(channels)") }
+        if let sampleRate, sampleRate < 1 { throw .usage("\(.sampleRate) must be at least 1 Hz, not \(sampleRate)") }
+        if let channels, channels < 1 { throw .usage("\(.channels) must be at least 1, not \(channels)") }
         let device = probe.device
         if let pulse = probe.pulse {
             var format = pulseFormats[pulse.sampleFormat] ?? ("float32le", "pcm_f32le")

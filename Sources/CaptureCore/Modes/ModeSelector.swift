@@ -75,7 +75,7 @@ public enum ModeSelector {
             if formats.isEmpty {
                 throw .notSupported(
                     device: device,
-                    reason: "--codec copy needs a compressed format (MJPEG, H.264) and the camera offers none; "
+                    reason: "\(.videoCodec, "copy") needs a compressed format (MJPEG, H.264) and the camera offers none; "
                         + "formats on offer: \(offered(probe))")
             }
         }
@@ -230,7 +230,7 @@ public enum ModeSelector {
                 "unknown input format '\(name)': give a fourcc (YUYV, MJPG) or an FFmpeg name (yuyv422, mjpeg, nv12, h264)"
             )
         }
-        return .notSupported(device: device, reason: "--input-format does not apply: \(delivers)")
+        return .notSupported(device: device, reason: "\(.inputFormat) does not apply: \(delivers)")
     }
 
     /// True for an FFmpeg pixel format (`av_get_pix_fmt`) or decoder name (`avcodec_find_decoder_by_name`).

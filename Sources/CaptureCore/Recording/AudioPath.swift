@@ -1,19 +1,18 @@
-internal import CFFmpeg
-
 /// Takes one microphone's packets to the muxer: decodes, resamples to the encoder's format, rate
 /// and channels while following the device's clock, cuts exact frame sizes, encodes.
 ///
 /// Audio is never dropped: drift is absorbed by resampling, an overrun's gap is filled with
 /// silence (both in `Resampler`). Used only by the recording loop's thread.
 final class AudioPath {
-    typealias Mux = (Packet, Int) throws(CaptureError) -> Void
+    typealias Mux = EncodedStream.Mux
 
     /// A gap in the device's timestamps larger than this (microseconds) counts as an overrun.
     static let overrunThreshold: Int64 = 100_000
 
-    let stream: Int
+    var stream: Int { output.stream }
     private let decoder: Decoder
-    let encoder: Encoder
+    private let output: EncodedStream
+    var encoder: Encoder { output.encoder }
     private var resampler: Resampler?
     private let fifo: AudioFIFO
     /// Samples after this session time (microseconds from the start) are not recorded.
@@ -26,13 +25,10 @@ final class AudioPath {
     private(set) var samples: Int64 = 0
     private(set) var overruns = 0
 
-    init(stream: Int, decoder: Decoder, encoder: Encoder) throws(CaptureError) {
-        self.stream = stream
+    init(decoder: Decoder, output: EncodedStream) throws(CaptureError) {
         self.decoder = decoder
-        self.encoder = encoder
-        fifo = try media("setting up audio") { () throws(FFmpegError) in
-            try AudioFIFO(format: encoder.sampleFormat, layout: encoder.channelLayout, sampleRate: encoder.sampleRate)
-        }
+        self.output = output
+        fifo = try media("setting up audio") { () throws(FFmpegError) in try AudioFIFO(for: output.encoder) }
     }
 
     /// Records one packet whose first sample was captured at `time` (microseconds from the start).
@@ -50,7 +46,7 @@ final class AudioPath {
     }
 
     private func take(_ frame: Frame, time: Int64) throws(FFmpegError) {
-        let inputRate = Int64(frame.pointer.pointee.sample_rate)
+        let inputRate = Int64(frame.sampleRate)
         let count = Int64(frame.sampleCount)
         // A block wholly captured before the recording started is skipped; one that straddles
         // the start is cut at it below, so audio starts at 0 rather than a block later.
@@ -58,17 +54,7 @@ final class AudioPath {
         if let expectedNext, time - expectedNext > Self.overrunThreshold { overruns += 1 }
         expectedNext = time + count * 1_000_000 / inputRate
         if firstTime == nil { firstTime = max(0, time) }
-        if resampler == nil {
-            // A device's channels carry no positions (ALSA numbers them, and a count FFmpeg has no
-            // name for comes unspecified): the same count is the same channels, in order, under
-            // the layout the encoder writes, never a remix between two guesses.
-            let input = frame.pointer.pointee.ch_layout
-            let sameCount = input.nb_channels == encoder.channelLayout.nb_channels
-            resampler = try Resampler(
-                inputFormat: frame.sampleFormat, inputRate: Int(inputRate),
-                inputLayout: sameCount ? encoder.channelLayout : input,
-                outputFormat: encoder.sampleFormat, outputRate: encoder.sampleRate, outputLayout: encoder.channelLayout)
-        }
+        if resampler == nil { resampler = try Resampler(from: frame, to: encoder) }
         let first = resampler!.nextOutputSample(capturedAt: time)
         if nextPts == nil { nextPts = first }
         if let converted = try resampler!.convert(frame) {
@@ -88,7 +74,7 @@ final class AudioPath {
 
     /// `endTime` as a sample position in the file.
     private var endSample: Int64? {
-        endTime.map { av_rescale($0, Int64(encoder.sampleRate), 1_000_000) }
+        endTime.map { Rescale.sample(at: $0, sampleRate: encoder.sampleRate) }
     }
 
     /// Encodes what the FIFO holds in the encoder's frame size; `all` also sends the last,
@@ -108,14 +94,12 @@ final class AudioPath {
                 if left < Int64(wanted) && (encoder.frameSize == 0 || fifo.count >= left) { wanted = Int(left) }
             }
             if !all && fifo.count < wanted { break }
-            try media("encoding audio") { () throws(FFmpegError) in
-                guard let frame = try fifo.read(samples: wanted) else { return }
-                frame.pts = nextPts ?? 0
-                nextPts = (nextPts ?? 0) + Int64(frame.sampleCount)
-                samples += Int64(frame.sampleCount)
-                try encoder.send(frame)
-            }
-            try drainEncoder(mux: mux)
+            let read = try media("encoding audio") { () throws(FFmpegError) in try fifo.read(samples: wanted) }
+            guard let frame = read else { break }
+            frame.pts = nextPts ?? 0
+            nextPts = (nextPts ?? 0) + Int64(frame.sampleCount)
+            samples += Int64(frame.sampleCount)
+            try output.encode(frame, mux: mux)
         }
     }
 
@@ -127,20 +111,6 @@ final class AudioPath {
             }
         }
         try emit(all: true, mux: mux)
-        try media("flushing the audio encoder") { () throws(FFmpegError) in try encoder.send(nil) }
-        try drainEncoder(mux: mux)
-    }
-
-    private func drainEncoder(mux: Mux) throws(CaptureError) {
-        while true {
-            let packet: Packet
-            do {
-                packet = try Packet()
-                guard try encoder.receive(into: packet) else { return }
-            } catch {
-                throw .failed("encoding audio failed: \(error)")
-            }
-            try mux(packet, stream)
-        }
+        try output.encode(nil, mux: mux)
     }
 }

@@ -1,4 +1,3 @@
-internal import CFFmpeg
 import Foundation
 import Synchronization
 
@@ -96,7 +95,7 @@ final class InputReader: @unchecked Sendable {
             guard packet.streamIndex == streamIndex else { continue }
             let arrival = SessionClock.now()
             // Rescaled with 128-bit intermediates: wall-clock microseconds times a numerator overflow.
-            let pts = packet.pts.map { av_rescale_q($0, timeBase.av, microseconds) }
+            let pts = packet.pts.map { Rescale.rescale($0, from: timeBase, to: Rescale.microsecond) }
             let time = mapper.sessionTime(pts: pts, arrival: arrival, wallOffset: SessionClock.wallClockOffset())
             let item = QueuedPacket(packet: packet, time: time)
             if coalescer != nil {
@@ -116,12 +115,8 @@ final class InputReader: @unchecked Sendable {
 
     /// A coalescer for a PCM audio stream; nil for anything else.
     private static func coalescer(for input: InputContainer, stream: Int) -> PCMCoalescer? {
-        let parameters = input.stream(stream).pointee.codecpar.pointee
-        guard parameters.codec_type == AVMEDIA_TYPE_AUDIO else { return nil }
-        let bits = av_get_bits_per_sample(parameters.codec_id)
-        guard bits > 0, parameters.sample_rate > 0 else { return nil }
-        return PCMCoalescer(
-            frameBytes: Int(bits) / 8 * Int(parameters.ch_layout.nb_channels), sampleRate: Int(parameters.sample_rate))
+        guard let layout = input.pcmLayout(of: stream) else { return nil }
+        return PCMCoalescer(frameBytes: layout.frameBytes, sampleRate: layout.sampleRate)
     }
 
     private func readError(_ error: FFmpegError) -> CaptureError {

@@ -24,21 +24,36 @@ struct InputSource: Sendable {
     /// How a microphone is opened and what it is converted to (ALSA and PulseAudio only).
     var audioPlan: AudioFormatPlan? = nil
 
-    /// The input for `device` as a source of `kind`, set up for `request`.
+    /// What is asked of a microphone: converted to afterwards when the device does not have it.
+    struct AudioWish: Hashable, Sendable {
+        var sampleRate: Int?
+        var channels: Int?
+        var sampleFormat: RecordingRequest.SampleFormat?
+    }
+
+    /// The input for `device` as a source of `kind`, from what its probe reported. Pure: nothing
+    /// is opened.
     ///
-    /// - Throws: `CaptureError.usage` for options that do not apply to the device.
-    static func make(_ device: Device, kind: Device.Kind, request: RecordingRequest) throws(CaptureError) -> InputSource
-    {
+    /// - Parameters:
+    ///   - video: the frame size, rate and format asked of a camera or the test pattern.
+    ///   - audio: the rate, channels and sample format asked of a microphone.
+    ///   - camera: the camera's probe (V4L2 devices); `microphone`: the microphone's (ALSA, PulseAudio).
+    /// - Throws: `CaptureError.usage` for options that do not apply to the device, the mode
+    ///   selector's and format chooser's errors for what the device cannot do.
+    static func make(
+        _ device: Device, kind: Device.Kind, video: VideoRequest = VideoRequest(), audio: AudioWish = AudioWish(),
+        camera: CameraProbe? = nil, microphone: MicrophoneProbe? = nil
+    ) throws(CaptureError) -> InputSource {
         switch device.api {
         case .test:
             if kind == .video {
-                let size = request.videoSize ?? FrameDimensions(width: 640, height: 480)
-                let rate = request.frameRate ?? Rational(30, 1)
+                let size = video.frameSize ?? FrameDimensions(width: 640, height: 480)
+                let rate = video.frameRate ?? Rational(30, 1)
                 // `realtime` paces the graph like a camera; without it lavfi runs as fast as it can.
                 // testsrc2 silently rounds an odd size down when it negotiates 4:2:0; 4:4:4 keeps
                 // every size, as a camera with an odd size would deliver it.
                 let odd = size.width % 2 == 1 || size.height % 2 == 1
-                if let name = request.inputFormat {
+                if let name = video.inputFormat {
                     throw ModeSelector.fixedFormatError(
                         name, device: device.name,
                         delivers: "the test source delivers \(odd ? "yuv444p" : "yuv420p") only")
@@ -56,13 +71,13 @@ struct InputSource: Sendable {
             guard case .lavfi(let graph)? = (try? DeviceName(parsing: device.name)) else {
                 throw .usage("\(device.name): not a lavfi graph")
             }
-            if kind == .video, let name = request.inputFormat {
+            if kind == .video, let name = video.inputFormat {
                 throw ModeSelector.fixedFormatError(
                     name, device: device.name,
                     delivers: "a lavfi graph delivers what it ends in; set format= in the graph")
             }
-            if kind == .video && (request.videoSize != nil || request.frameRate != nil) {
-                throw .usage("--video-size and --framerate do not apply to a lavfi graph; set them in the graph")
+            if kind == .video && (video.frameSize != nil || video.frameRate != nil) {
+                throw .usage("\(.videoSize) and \(.frameRate) do not apply to a lavfi graph; set them in the graph")
             }
             return InputSource(
                 device: device, kind: kind, format: "lavfi", url: graph, options: [:], live: false, clock: .media,
@@ -71,12 +86,8 @@ struct InputSource: Sendable {
             // The mode comes from the camera's own list (what ffmpeg gets wrong: it asks the driver
             // for the size and takes whatever format and rate come back).
             let path = device.v4l2?.path ?? device.name
-            let probe = try CameraProber.probe(path: path)
-            let mode = try ModeSelector.select(
-                VideoRequest(
-                    frameSize: request.videoSize,
-                    frameRate: request.frameRate, inputFormat: request.inputFormat, copy: request.videoCodec == .copy),
-                from: probe)
+            guard let camera else { throw .failed("\(path): the camera's modes were not probed") }
+            let mode = try ModeSelector.select(video, from: camera)
             if mode.multiplanar {
                 throw .notSupported(
                     device: path,
@@ -95,10 +106,10 @@ struct InputSource: Sendable {
             // Opened in a format, rate and channel count the device has natively; what was asked
             // for is converted afterwards. Asking libasound first also turns FFmpeg's bare EIO for
             // any open failure into busy (naming the holder), denied or missing.
-            let probe = try MicrophoneProber.probe(device)
+            guard let microphone else { throw .failed("\(device.name): the microphone's formats were not probed") }
             let plan = try AudioFormatChoice.choose(
-                for: probe, sampleRate: request.sampleRate, channels: request.channels,
-                sampleFormat: request.sampleFormat)
+                for: microphone, sampleRate: audio.sampleRate,
+                channels: audio.channels, sampleFormat: audio.sampleFormat)
             var options = ["sample_rate": "\(plan.sampleRate)", "channels": "\(plan.channels)"]
             let url: String
             if device.api == .pulse {
@@ -174,11 +185,11 @@ struct InputSource: Sendable {
     ///
     /// USB cameras reserve isochronous bandwidth when they start: ENOSPC then means the bus has too
     /// little left for this mode, not a full disk.
-    static func streamStartReason(_ error: FFmpegError, mode: VideoMode?) -> String? {
+    static func streamStartReason(_ error: FFmpegError, mode: VideoMode?) -> OptionText? {
         let what = mode.map { "\($0)" } ?? "this mode"
         if error.errno == ENOSPC {
             return "the USB bus has too little bandwidth left to stream \(what) (the driver's ENOSPC at stream start, "
-                + "not a full disk); choose a smaller size or a lower rate, a compressed format (--input-format mjpeg), "
+                + "not a full disk); choose a smaller size or a lower rate, a compressed format (\(.inputFormat, "mjpeg")), "
                 + "or plug the camera into another USB port or controller"
         }
         guard let line = error.logLine, line.contains("VIDIOC_STREAMON") else { return nil }

@@ -14,7 +14,7 @@ public struct SourceProbe: Codable, Hashable, Sendable {
     ///
     /// - Throws: `CaptureError.usage` for a graph that does not open, `.failed` otherwise.
     public static func probe(_ device: Device, kind: Device.Kind) throws(CaptureError) -> SourceProbe {
-        let source = try InputSource.make(device, kind: kind, request: RecordingRequest(output: ""))
+        let source = try InputSource.make(device, kind: kind)
         let input = try source.open(interrupt: InterruptFlag())
         if !source.live {
             do throws(FFmpegError) { try input.findStreamInfo() } catch {

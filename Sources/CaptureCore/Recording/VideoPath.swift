@@ -1,20 +1,20 @@
-internal import CFFmpeg
+import Glibc
 
 /// Takes one camera's packets to the muxer: drops what must not be encoded, places each frame in
 /// its slot on the output frame grid, decodes, converts, encodes (or copies).
 ///
 /// Used only by the recording loop's thread.
 final class VideoPath {
-    typealias Mux = (Packet, Int) throws(CaptureError) -> Void
+    typealias Mux = EncodedStream.Mux
 
     let stream: Int
     let rate: Rational
     private let decoder: Decoder?
-    private let encoder: Encoder?
-    private var scaler: Scaler?
-    let width: Int
-    let height: Int
-    let pixelFormat: AVPixelFormat
+    private let encoder: EncodedStream?
+    private let converter: PictureConverter
+    var width: Int { converter.width }
+    var height: Int { converter.height }
+    var pixelFormat: PixelFormat { converter.pixelFormat }
     /// Stop after this many frames, if set.
     let frameLimit: Int?
     /// Frames at or after this session time (microseconds from the start) are not recorded.
@@ -56,25 +56,23 @@ final class VideoPath {
     ///   - decoder, encoder: nil for `--codec copy`.
     ///   - input: what the camera sends: whether it needs a keyframe to start, whether it is JPEG.
     init(
-        stream: Int, rate: Rational, decoder: Decoder?, encoder: Encoder?, width: Int, height: Int,
-        pixelFormat: AVPixelFormat, frameLimit: Int?, input: MediaStreamInfo
+        stream: Int, rate: Rational, decoder: Decoder?, encoder: EncodedStream?, converter: PictureConverter,
+        frameLimit: Int?, input: MediaStreamInfo
     ) {
         awaitingFirstKeyframe = !input.isIntraOnly
         checksJPEGMarkers = input.codec == "mjpeg"
-        tally = FrameTally(frameInterval: av_rescale_q(1, rate.inverted.av, microseconds))
+        tally = FrameTally(frameInterval: Rescale.microseconds(ofSlot: 1, rate: rate))
         self.stream = stream
         self.rate = rate
         self.decoder = decoder
         self.encoder = encoder
-        self.width = width
-        self.height = height
-        self.pixelFormat = pixelFormat
+        self.converter = converter
         self.frameLimit = frameLimit
     }
 
     /// The end of the last frame written, microseconds from the start; nil before the first.
     var endOfLastFrame: Int64? {
-        tally.lastSlot.map { av_rescale_q($0 + 1, rate.inverted.av, microseconds) }
+        tally.lastSlot.map { Rescale.microseconds(ofSlot: $0 + 1, rate: rate) }
     }
 
     /// Frames per second measured between the first and last frame's capture times.
@@ -101,7 +99,7 @@ final class VideoPath {
     /// then jitter around slot centres, never across a boundary, where half would land a slot late
     /// and leave the one before them empty.
     private func slot(of time: Int64) -> Int64 {
-        av_rescale_q_rnd(time - (gridOffset ?? 0), microseconds, rate.inverted.av, AV_ROUND_NEAR_INF)
+        Rescale.slot(at: time - (gridOffset ?? 0), rate: rate)
     }
 
     /// How far (microseconds) the first frame's time lies from its slot's start on a grid from 0;
@@ -116,8 +114,7 @@ final class VideoPath {
     /// The slot for a frame captured at `time`, or nil when it comes too late for one.
     private func place(_ time: Int64) -> Int64? {
         if gridOffset == nil {
-            let nearest = av_rescale_q_rnd(time, microseconds, rate.inverted.av, AV_ROUND_NEAR_INF)
-            gridOffset = time - av_rescale_q(nearest, rate.inverted.av, microseconds)
+            gridOffset = time - Rescale.microseconds(ofSlot: Rescale.slot(at: time, rate: rate), rate: rate)
         }
         let natural = slot(of: time)
         guard let last = tally.lastSlot else { return natural }
@@ -203,7 +200,7 @@ final class VideoPath {
                 next = nil
                 let picture: Frame
                 do {
-                    picture = try convert(frame)
+                    picture = try converter.convert(frame)
                 } catch {
                     // A picture the decoder made from a device's bytes in a size or format nothing
                     // converts costs that frame only.
@@ -212,14 +209,11 @@ final class VideoPath {
                     continue
                 }
                 picture.pts = slot
-                // Decoders mark every raw picture as an I frame, and libx264 takes a frame's type
-                // as an order: passed on, every frame would become a keyframe (twice the size). The
-                // encoder chooses frame types itself.
-                picture.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE
-                try media("encoding video") { () throws(FFmpegError) in try encoder.send(picture) }
+                // The encoder chooses frame types itself.
+                picture.clearPictureType()
                 accept(slot: slot, time: time)
+                try encoder.encode(picture, mux: mux)
             }
-            try drainEncoder(mux: mux)
         } else {
             if awaitingKeyframe && !packet.isKeyframe {
                 tally.countLate()
@@ -258,8 +252,7 @@ final class VideoPath {
                 tally.countCorrupt()
                 lastUsableAt = previousUsable
             }
-            LibraryLog.shared.record(
-                level: AV_LOG_VERBOSE, line: "video frame dropped: the decoder rejected it: \(error)")
+            LibraryLog.shared.verbose("video frame dropped: the decoder rejected it: \(error)")
         }
         return frames
     }
@@ -270,49 +263,8 @@ final class VideoPath {
         lastTime = time
     }
 
-    private func convert(_ frame: Frame) throws(FFmpegError) -> Frame {
-        // A full-range picture in a plain YUV format still needs its range converted.
-        let fullRange = frame.isFullRange && !frame.pixelFormat.isDeprecatedFullRange
-        if frame.width == width && frame.height == height && frame.pixelFormat == pixelFormat && !fullRange {
-            return frame
-        }
-        if scaler == nil || scaler?.sourceWidth != frame.width || scaler?.sourceHeight != frame.height
-            || scaler?.sourceFormat != frame.pixelFormat || scaler?.sourceFullRange != fullRange
-        {
-            scaler = try Scaler(
-                sourceWidth: frame.width, sourceHeight: frame.height, sourceFormat: frame.pixelFormat,
-                sourceFullRange: fullRange, width: width, height: height, pixelFormat: pixelFormat)
-        }
-        return try scaler!.scale(frame)
-    }
-
     /// Drains the encoder at the end of the recording.
     func finish(mux: Mux) throws(CaptureError) {
-        guard let encoder else { return }
-        try media("flushing the video encoder") { () throws(FFmpegError) in try encoder.send(nil) }
-        try drainEncoder(mux: mux)
-    }
-
-    private func drainEncoder(mux: Mux) throws(CaptureError) {
-        guard let encoder else { return }
-        while true {
-            let packet: Packet
-            do {
-                packet = try Packet()
-                guard try encoder.receive(into: packet) else { return }
-            } catch {
-                throw .failed("encoding video failed: \(error)")
-            }
-            try mux(packet, stream)
-        }
-    }
-}
-
-/// Runs FFmpeg work, turning its error into the user's error for `what`.
-func media<T>(_ what: String, _ body: () throws(FFmpegError) -> T) throws(CaptureError) -> T {
-    do {
-        return try body()
-    } catch {
-        throw .failed("\(what) failed: \(error)")
+        try encoder?.encode(nil, mux: mux)
     }
 }

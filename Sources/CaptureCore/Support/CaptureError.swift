@@ -1,12 +1,14 @@
 /// A failure the user acts on: each case has one exit code and one line that names the device or
 /// file, the cause, and the fix where one is known.
 ///
-/// The exit codes follow sysexits(3), as the README's table documents.
+/// The exit codes follow sysexits(3), as the README's table documents. Messages point at request
+/// settings through `OptionText`, never by a command-line spelling: `description` words them
+/// plainly, a front end renders them with its own names (`description(naming:)`).
 public enum CaptureError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The command line is wrong (exit 64).
-    case usage(String)
+    case usage(OptionText)
     /// No device of that name (exit 66). `valid` lists names that would work.
-    case deviceNotFound(device: String, valid: [String], hint: String?)
+    case deviceNotFound(device: String, valid: [String], hint: OptionText?)
     /// The name is a device of the other kind (an ALSA name given as `--video`) (exit 66).
     /// `what` says what it is ("an ALSA microphone name"); `valid` lists the devices of the kind
     /// asked for, `validKind` names them ("cameras").
@@ -14,8 +16,8 @@ public enum CaptureError: Error, Equatable, Sendable, CustomStringConvertible {
     /// An input file (a controls profile) cannot be read (exit 66).
     case fileNotFound(path: String, reason: String)
     /// The device exists but cannot do what was asked: format, size, rate, channels (exit 69).
-    case notSupported(device: String, reason: String)
-    /// The output file exists and `--force` was not given (exit 73).
+    case notSupported(device: String, reason: OptionText)
+    /// The output file exists and overwriting was not asked for (exit 73).
     case outputExists(path: String)
     /// The output file cannot be created (exit 73).
     case cannotCreate(path: String, reason: String)
@@ -28,6 +30,8 @@ public enum CaptureError: Error, Equatable, Sendable, CustomStringConvertible {
     case permissionDenied(device: String, group: String?)
     /// Anything else (exit 1).
     case failed(String)
+    /// What was asked cannot be recorded as asked, found before any device opened (`RecordingPlanner`).
+    case plan(RecordingPlanError)
 
     /// The process exit status for this error.
     public var exitCode: Int32 {
@@ -40,19 +44,30 @@ public enum CaptureError: Error, Equatable, Sendable, CustomStringConvertible {
         case .busy: 75
         case .permissionDenied: 77
         case .failed: 1
+        case .plan(let error): error.exitCode
         }
     }
 
-    /// One line for the user, without the `Error: ` prefix.
-    public var description: String {
+    /// One line for the user, without the `Error: ` prefix, options in plain words.
+    public var description: String { message.description }
+
+    /// One line for the user with each option spelled by `naming` (given the option and the value
+    /// the message shows, if any): how a command line names its flags.
+    public func description(naming: (RequestOption, String?) -> String) -> String {
+        message.rendered(naming: naming)
+    }
+
+    /// The line, options not yet named.
+    public var message: OptionText {
         switch self {
         case .usage(let message):
             return message
+        case .plan(let error):
+            return error.message
         case .deviceNotFound(let device, let valid, let hint):
-            var line = "\(device): no such device"
-            if let hint { line += "; \(hint)" }
-            line += valid.isEmpty ? "" : ". Valid devices: \(valid.joined(separator: ", "))"
-            return line
+            var line: OptionText = "\(device): no such device"
+            if let hint { line = "\(line); \(hint)" }
+            return valid.isEmpty ? line : "\(line). Valid devices: \(valid.joined(separator: ", "))"
         case .wrongKind(let device, let what, let valid, let validKind):
             return "\(device) is \(what); \(validKind): \(valid.joined(separator: ", "))"
         case .fileNotFound(let path, let reason):
@@ -60,7 +75,7 @@ public enum CaptureError: Error, Equatable, Sendable, CustomStringConvertible {
         case .notSupported(let device, let reason):
             return "\(device): \(reason)"
         case .outputExists(let path):
-            return "\(path): file exists; use --force to overwrite it or choose another name"
+            return "\(path): file exists; use \(.force) to overwrite it or choose another name"
         case .cannotCreate(let path, let reason):
             return "\(path): cannot create the output file: \(reason)"
         case .io(let subject, let reason):
@@ -72,7 +87,7 @@ public enum CaptureError: Error, Equatable, Sendable, CustomStringConvertible {
             let fix = group.map { "; join the '\($0)' group (sudo usermod -aG \($0) $USER, then log in again)" } ?? ""
             return "\(device): permission denied\(fix)"
         case .failed(let message):
-            return message
+            return OptionText(stringLiteral: message)
         }
     }
 }

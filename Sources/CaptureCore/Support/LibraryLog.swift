@@ -37,6 +37,9 @@ public final class LibraryLog: Sendable {
         }
     }
 
+    /// Records a line of capture's own at FFmpeg's verbose level: shown with `--verbose` only.
+    func verbose(_ line: String) { record(level: AV_LOG_VERBOSE, line: line) }
+
     func record(level: Int32, line: String) {
         // Libraries end some lines with their own newline (libpulse's "Connection refused\n" folded
         // into an ALSA line); one line per message keeps errors to one line.

@@ -19,7 +19,7 @@ import Testing
             _ = try body()
             return nil
         } catch {
-            if case .notSupported(_, let reason) = error { return reason }
+            if case .notSupported(_, let reason) = error { return reason.description }
             return nil
         }
     }

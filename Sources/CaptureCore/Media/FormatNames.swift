@@ -7,7 +7,7 @@ public enum FormatNames {
     /// (`sws_isSupportedOutput` over `av_pix_fmt_desc_next`), hardware formats left out. The 4:2:0
     /// ones libx264 takes come first, in its order, since `--codec h264` takes only those.
     public static var recordablePixelFormats: [String] {
-        let x264 = Recorder.x264Formats420.compactMap { repairedString(av_get_pix_fmt_name($0)) }
+        let x264 = PixelFormat.x264Formats420.map(\.name)
         var others: [String] = []
         var descriptor: UnsafePointer<AVPixFmtDescriptor>? = nil
         while let next = av_pix_fmt_desc_next(descriptor) {

@@ -39,16 +39,15 @@ enum CodecChoice {
 
     /// Checks that `container` can hold the chosen codecs.
     ///
-    /// - Throws: `CaptureError.usage` (64) naming the codecs that would work in that container and
-    ///   the containers that would hold the codec.
+    /// - Throws: `RecordingPlanError` naming the codecs that would work in that container and the
+    ///   containers that would hold the codec.
     static func validate(
         video: RecordingRequest.VideoCodec?, audio: RecordingRequest.AudioCodec?, in container: ContainerFormat
-    ) throws(CaptureError) {
-        let file = "." + container.fileExtension
+    ) throws(RecordingPlanError) {
+        let ext = container.fileExtension
         if let video {
             guard container.holdsVideo else {
-                throw .usage(
-                    "\(file) files hold audio only; record video to \(ContainerFormat.extensions { $0.holdsVideo })")
+                throw .containerHoldsNoVideo(fileExtension: ext, use: ContainerFormat.extensions { $0.holdsVideo })
             }
             if let id = codecID(video, in: container), !holds(container, id) {
                 let working = RecordingRequest.VideoCodec.allCases.filter { codec in
@@ -57,25 +56,18 @@ enum CodecChoice {
                 let others = ContainerFormat.extensions { other in
                     other.holdsVideo && (codecID(video, in: other).map { holds(other, $0) } ?? false)
                 }
-                throw .usage(
-                    "\(file) files cannot hold \(video.rawValue) video; use --codec "
-                        + working.map(\.rawValue).joined(separator: " or ")
-                        + ", or record \(video.rawValue) to \(others)")
+                throw .videoCodecNotInContainer(video, fileExtension: ext, working: working.map(\.rawValue), others: others)
             }
         }
         if let audio {
             guard container.holdsAudio else {
-                throw .usage(
-                    "\(file) files hold video only; record audio to \(ContainerFormat.extensions { $0.holdsAudio && $0.holdsVideo })"
-                )
+                throw .containerHoldsNoAudio(
+                    fileExtension: ext, use: ContainerFormat.extensions { $0.holdsAudio && $0.holdsVideo })
             }
             if !holds(container, codecID(audio)) {
                 let working = RecordingRequest.AudioCodec.allCases.filter { holds(container, codecID($0)) }
                 let others = ContainerFormat.extensions { $0.holdsAudio && holds($0, codecID(audio)) }
-                throw .usage(
-                    "\(file) files cannot hold \(audio.rawValue) audio; use --audio-codec "
-                        + working.map(\.rawValue).joined(separator: " or ")
-                        + ", or record \(audio.rawValue) to \(others)")
+                throw .audioCodecNotInContainer(audio, fileExtension: ext, working: working.map(\.rawValue), others: others)
             }
         }
     }

@@ -64,7 +64,7 @@ struct ChannelLayout: Hashable, Sendable {
 /// Decided from what the codec takes and what the container holds before the recording opens any
 /// device, so a channel count the encoder cannot hold is one clear error (exit 69) rather than
 /// FFmpeg's "Unsupported channel layout" after the camera and microphone were opened.
-struct AudioEncoderPlan: Equatable {
+struct AudioEncoderPlan: Equatable, Sendable {
     /// The FFmpeg encoder: `aac`, `libopus`, `flac`, `pcm_s24le`.
     var encoder: String
     /// Private options of the encoder.
@@ -140,7 +140,7 @@ enum AudioEncoderPlanner {
         case .aac, .opus:
             if let requested {
                 throw .usage(
-                    "--sample-format \(requested.rawValue) applies to --audio-codec pcm and flac; \(codec.rawValue) chooses its own"
+                    "\(.sampleFormat, requested.rawValue) applies to \(.audioCodec, "pcm") and flac; \(codec.rawValue) chooses its own"
                 )
             }
             let (name, options) = codec == .aac ? ("aac", [:]) : CodecChoice.opusEncoder
@@ -162,9 +162,7 @@ enum AudioEncoderPlanner {
             if let requested {
                 guard held.contains(requested) else {
                     throw .usage(
-                        ".\(container.fileExtension) files cannot hold \(requested.rawValue) PCM; use --sample-format "
-                            + held.map(\.rawValue).joined(separator: " or ")
-                            + ", or record to \(ContainerFormat.extensions { $0.holdsAudio && CodecChoice.holds($0, pcm(requested).codec) })"
+                        ".\(container.fileExtension) files cannot hold \(requested.rawValue) PCM; use \(.sampleFormat, held.map(\.rawValue).joined(separator: " or ")), or record to \(ContainerFormat.extensions { $0.holdsAudio && CodecChoice.holds($0, pcm(requested).codec) })"
                     )
                 }
                 chosen = requested
@@ -188,7 +186,7 @@ enum AudioEncoderPlanner {
             // FLAC in FFmpeg 5.1 encodes at most 24 bits a sample, integers only.
             if requested == .s32 || requested == .flt {
                 throw .usage(
-                    "FLAC holds at most 24-bit integer samples; use --sample-format s24 or s16, or --audio-codec pcm for \(requested!.rawValue)"
+                    "FLAC holds at most 24-bit integer samples; use \(.sampleFormat, "s24") or s16, or \(.audioCodec, "pcm") for \(requested!.rawValue)"
                 )
             }
             let chosen: RecordingRequest.SampleFormat = (requested ?? input.format) == .s16 ? .s16 : .s24
@@ -230,8 +228,7 @@ enum AudioEncoderPlanner {
             throw .notSupported(
                 device: device,
                 reason:
-                    "\(input.channels) channels cannot be recorded as \(codec.rawValue), which takes \(describe(takes)) channels; "
-                    + "record \(most) with --channels \(most), or keep all \(input.channels) as PCM in \(keeping)")
+                    "\(input.channels) channels cannot be recorded as \(codec.rawValue), which takes \(describe(takes)) channels; record \(most) with \(.channels, "\(most)"), or keep all \(input.channels) as PCM in \(keeping)")
         }
         plan.layout = layout
         return plan
@@ -260,5 +257,19 @@ enum AudioEncoderPlanner {
         let parts = runs.map { $0.count == 1 ? "\($0.lowerBound)" : "\($0.lowerBound) to \($0.upperBound)" }
         guard parts.count > 1 else { return parts.first ?? "no" }
         return parts.dropLast().joined(separator: ", ") + " or " + parts.last!
+    }
+}
+
+extension Encoder {
+    /// The audio encoder `plan` describes, opened.
+    ///
+    /// - Parameter globalHeader: codec headers in extradata, as MP4 and Matroska ask.
+    /// - Throws: `FFmpegError` from `avcodec_open2`.
+    convenience init(audio plan: AudioEncoderPlan, globalHeader: Bool) throws(FFmpegError) {
+        var settings = AudioSettings(
+            sampleRate: plan.sampleRate, layout: plan.layout, sampleFormat: plan.sampleFormat, bitRate: plan.bitRate,
+            options: plan.options)
+        settings.bitsPerRawSample = plan.bitsPerRawSample
+        try self.init(audio: plan.encoder, settings, globalHeader: globalHeader)
     }
 }

@@ -1,0 +1,22 @@
+/// The progress line's numbers, at most four times a second: time recorded, frames and their
+/// rate over about the last second, drops, bytes and bit rate.
+struct ProgressMeter {
+    private var cadence = Cadence(every: 250_000)
+    private var window = (time: SessionClock.now(), frames: 0)
+    let t0: Int64
+
+    init(t0: Int64) { self.t0 = t0 }
+
+    /// A snapshot when one is due at `now`, else nil.
+    mutating func tick(now: Int64, video: VideoPath?, bytes: Int64) -> RecordingProgress? {
+        guard cadence.due(now) else { return nil }
+        let frames = video?.written ?? 0
+        let span = Double(now - window.time) / 1e6
+        let fps = span > 0 ? Double(frames - window.frames) / span : 0
+        if now - window.time >= 1_000_000 { window = (now, frames) }
+        let elapsed = Double(now - t0) / 1e6
+        return RecordingProgress(
+            elapsed: elapsed, frames: frames, fps: fps, dropped: video?.droppedTotal ?? 0, bytes: bytes,
+            bitRate: elapsed > 0 ? Double(bytes) * 8 / elapsed : 0)
+    }
+}

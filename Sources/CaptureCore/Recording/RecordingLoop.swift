@@ -1,0 +1,156 @@
+import Foundation
+
+/// The loop of one recording: starts the readers, waits until every device delivers, then takes
+/// packets in time order and hands each to its track, until the `StopPolicy` ends it, a device
+/// ends or stalls, or writing fails; then finalizes the file.
+struct RecordingLoop {
+    let session: RecordingSession
+
+    /// How long after the readers start (microseconds) a late device may hold back the start.
+    static let lateStartAllowance: Int64 = 300_000
+
+    func run() throws(CaptureError) -> RecordingOutcome {
+        let s = session
+        for reader in s.readers { reader.start() }
+        guard let start = try waitForDevices() else { return s.stoppedBeforeFirstFrame }
+        let t0 = start.t0
+        s.stop.keepReadingOnStop()
+        // With a camera, the audio ends where its last frame ends, set once the video is done.
+        if let duration = s.plan.duration {
+            if let video = s.video { video.path.endTime = Int64(duration * 1e6) } else {
+                s.audio?.path.endTime = Int64(duration * 1e6)
+            }
+        }
+        var policy = StopPolicy(t0: t0, duration: s.plan.duration)
+        let watch = StallWatch(
+            limit: Int64(s.plan.stallTimeout * 1e6), startedAt: start.readersStarted, loopStart: SessionClock.now())
+        // Twice a second, with the muxer options' half-second fragments: after kill -9 at 5 s,
+        // 4 s must decode although start-up and the encoder's delay take their share too.
+        var flush = Cadence(every: 500_000)
+        var progress = ProgressMeter(t0: t0)
+        var ended = Set<Int>()
+        var failure: CaptureError?
+
+        while failure == nil {
+            let now = SessionClock.now()
+            if policy.shouldEnd(
+                now: now, stop: s.stop, queue: s.queue, video: s.video, audio: s.audio, endedLanes: ended)
+                || allDone(ended)
+            {
+                break
+            }
+            switch s.queue.next(timeout: 0.1) {
+            case .packet(let lane, let item):
+                do { try take(item, lane: lane, t0: t0, policy: &policy) } catch { failure = error }
+            case .ended(let lane, let error):
+                ended.insert(lane)
+                if let error, !policy.stopping { failure = error }
+            case .idle:
+                break
+            }
+            let after = SessionClock.now()
+            if failure == nil, !policy.stopping,
+                let stalled = watch.stalled(now: after, queue: s.queue, video: s.video, audio: s.audio, endedLanes: ended)
+            {
+                failure = .io(
+                    subject: stalled.device,
+                    reason: "\(stalled.lacking) for \(Self.seconds(s.plan.stallTimeout)) s; the device stalled. "
+                        + (s.output.headerWritten
+                            ? "The file is finalized up to there" : "Nothing was recorded; no file was written"))
+            }
+            if failure == nil, flush.due(after) {
+                do throws(FFmpegError) { try s.output.flush() } catch { failure = s.writeError(error) }
+            }
+            if failure == nil, let onProgress = s.onProgress,
+                let snapshot = progress.tick(now: after, video: s.video?.path, bytes: s.output.bytesWritten)
+            {
+                onProgress(snapshot)
+            }
+        }
+        if failure == nil && !policy.stopping {
+            if s.plan.frameLimit != nil && s.video?.path.done == true {
+                policy.reason = .frames
+            } else if s.plan.duration != nil && [s.video?.path.done, s.audio?.path.done].allSatisfy({ $0 ?? true })
+                && ended.count < s.readers.count
+            {
+                policy.reason = .duration
+            }
+        }
+        // Stop the readers and drop what they still queue, then finalize. Frames the queue dropped
+        // after the last one taken still count, if they fall within the recording.
+        alignAudioEnd()
+        s.stop.interrupt.raise()
+        s.queue.close()
+        if let video = s.video { video.path.noteDropped(times: s.queue.takeDropped(lane: video.lane).map { $0 - t0 }) }
+        let result = try s.finalize(
+            failure: failure, stopReason: failure == nil ? policy.reason : .error, startOffset: start.offset)
+        return .recorded(result)
+    }
+
+    /// Hands a packet to its track.
+    private func take(_ item: QueuedPacket, lane: Int, t0: Int64, policy: inout StopPolicy) throws(CaptureError) {
+        let mux: EncodedStream.Mux = { (packet, stream) throws(CaptureError) in try session.mux(packet, stream: stream) }
+        let time = item.time - t0
+        if let video = session.video, lane == video.lane {
+            video.path.noteDropped(times: session.queue.takeDropped(lane: lane).map { $0 - t0 })
+            try video.path.process(item.packet, time: time, mux: mux)
+            if video.path.done, let frames = session.plan.frameLimit, video.path.written >= frames {
+                policy.reason = .frames
+            }
+            if video.path.done { alignAudioEnd() }
+        } else if let audio = session.audio, lane == audio.lane {
+            try audio.path.process(item.packet, time: time, mux: mux)
+        }
+    }
+
+    /// When the recording starts: once every device delivers. A camera streams from the moment it
+    /// is opened, so its first buffers predate a microphone opened after it; what came earlier is
+    /// skipped, and the devices' own start offset is measured and reported. A device whose first
+    /// data comes late (a sound server's first fragment, up to its old latency after it was
+    /// opened) holds the start back by `lateStartAllowance` at most: the others' frames are kept,
+    /// and its stream starts later in the file, in step.
+    ///
+    /// - Returns: the start (`t0`) on the session clock, when the readers started, and the
+    ///   microphone's first sample minus the camera's first frame in seconds; nil when a stop came
+    ///   before any device delivered.
+    /// - Throws: the error that ended a reader, or a stall when nothing came within the timeout.
+    private func waitForDevices() throws(CaptureError) -> (t0: Int64, readersStarted: Int64, offset: Double?)? {
+        let s = session
+        let startedAt = SessionClock.now()
+        let firstTimes = s.queue.firstTimes(until: startedAt + Int64(s.plan.stallTimeout * 1e6))
+        var offset: Double?
+        if let v = s.video.flatMap({ firstTimes[$0.lane] }), let a = s.audio.flatMap({ firstTimes[$0.lane] }) {
+            offset = Double(a - v) / 1e6
+        }
+        guard let latest = firstTimes.compactMap({ $0 }).max() else {
+            if case .ended(_, let error?) = s.queue.next(timeout: 0) { throw error }
+            if s.stop.isRequested { return nil }
+            let names = [s.video?.device, s.audio?.device].compactMap { $0 }
+            throw .io(
+                subject: names.joined(separator: ", "),
+                reason: "no data within \(Self.seconds(s.plan.stallTimeout)) s; the device stalled")
+        }
+        let earliest = firstTimes.compactMap { $0 }.min() ?? latest
+        return (min(latest, max(earliest, startedAt + Self.lateStartAllowance)), startedAt, offset)
+    }
+
+    /// Ends the audio where the video ends, for every stop reason: the end of its last frame once
+    /// it is done, else the end it was given (a camera silent since the stop).
+    private func alignAudioEnd() {
+        guard let video = session.video, let audio = session.audio, audio.path.endTime == nil,
+            video.path.done || video.path.endTime != nil
+        else { return }
+        audio.path.endTime = video.path.endOfLastFrame ?? video.path.endTime
+    }
+
+    /// True when every stream has recorded all it should.
+    private func allDone(_ ended: Set<Int>) -> Bool {
+        let videoDone = session.video.map { $0.path.done || ended.contains($0.lane) } ?? true
+        let audioDone = session.audio.map { $0.path.done || ended.contains($0.lane) } ?? true
+        return videoDone && audioDone
+    }
+
+    static func seconds(_ value: Double) -> String {
+        value == value.rounded() ? "\(Int(value))" : String(format: "%.1f", value)
+    }
+}

@@ -1,0 +1,66 @@
+/// Everything a recording will do, decided before any device opens or any file is touched: the
+/// devices and how each is opened, the codecs and formats, the encoder settings, the container
+/// and its muxer options, the limits. Made by `RecordingPlanner`, carried out by `RecordingSession`.
+public struct RecordingPlan: Sendable {
+    /// The output file.
+    public var output: String
+    public var container: ContainerFormat
+    /// Replace an existing output.
+    public var force: Bool
+    /// Muxer options that keep the file readable if the process dies (`muxerOptions(for:)`).
+    public var muxerOptions: [String: String]
+    public var video: Video?
+    public var audio: Audio?
+    /// Seconds of recording, on the session clock; nil: until stopped.
+    public var duration: Double?
+    /// Video frames to record; nil: until stopped.
+    public var frameLimit: Int?
+    /// Seconds without data from a live device before it counts as stalled.
+    public var stallTimeout: Double
+    /// Camera controls to set before the camera streams; nil when none are asked.
+    public var controls: Controls?
+
+    /// The camera or video source and what becomes of its frames.
+    public struct Video: Sendable {
+        public var device: Device
+        /// How the device is opened: the chosen mode for a camera.
+        var source: InputSource
+        /// The chosen camera mode (V4L2); nil for the test pattern and lavfi graphs.
+        public var mode: VideoMode? { source.mode }
+        /// What is written: `.copy` also when `--codec h264` meets a camera sending H.264 of its
+        /// own and nothing asks for re-encoding (`copiesCameraStream`).
+        public var codec: RecordingRequest.VideoCodec
+        /// The codec asked for (or the container's default), as the summary names the encoder.
+        public var requestedCodec: RecordingRequest.VideoCodec
+        /// The frame rate asked for, in frames per second; nil: the device's choice.
+        public var requestedFrameRate: Rational?
+        /// The pixel format asked for; nil: yuv420p for H.264, the input's for raw.
+        public var pixelFormat: String?
+        /// Bits per second for H.264; nil: constant quality (`x264Options` has crf).
+        public var bitRate: Int?
+        /// libx264's private options: preset, crf, thread layout.
+        public var x264Options: [String: String]
+    }
+
+    /// The microphone or audio source and how it is encoded.
+    public struct Audio: Sendable {
+        public var device: Device
+        var source: InputSource
+        public var codec: RecordingRequest.AudioCodec
+        /// The sample rate (Hz) and channel count asked for; nil: the device's.
+        public var sampleRate: Int?
+        public var channels: Int?
+        /// The sample format asked for PCM or FLAC.
+        public var sampleFormat: RecordingRequest.SampleFormat?
+        /// The encoder, when the device reported its format (microphones); for the test tone and
+        /// lavfi graphs it is planned once the input is open and says what it delivers.
+        var encoder: AudioEncoderPlan?
+    }
+
+    /// What `--control`, `--controls-from` and `--restore-controls` ask of the camera.
+    public struct Controls: Sendable {
+        public var settings: [ControlSetting]
+        public var profile: String?
+        public var restore: Bool
+    }
+}

@@ -1,0 +1,73 @@
+/// Why a request cannot be recorded as asked, found by `RecordingPlanner` before any device opens
+/// or any file is touched. Each case carries what a front end needs to word it; `message` words it
+/// with the request's options as `RequestOption` values, so a command line names its own flags.
+public enum RecordingPlanError: Error, Equatable, Sendable {
+    /// A video option without a video source.
+    case needsVideo(RequestOption)
+    /// An audio option without an audio source.
+    case needsAudio(RequestOption)
+    /// An x264 option (crf, preset, bit rate) with a codec other than H.264.
+    case appliesToH264Only(RequestOption)
+    /// A pixel format with a codec that copies the camera's packets.
+    case pixelFormatWithCopy
+    /// A pixel format FFmpeg does not know.
+    case unknownPixelFormat(String)
+    /// A pixel format libx264 cannot take as 4:2:0; `takes` lists those it can.
+    case h264Needs420(String, takes: [String])
+    /// A container that holds only audio (or only video) given a stream of the other kind;
+    /// `use` lists the extensions that would hold it.
+    case containerHoldsNoVideo(fileExtension: String, use: String)
+    case containerHoldsNoAudio(fileExtension: String, use: String)
+    /// A codec the container cannot hold; `working` are the codecs it can, `others` the
+    /// extensions that hold this codec.
+    case videoCodecNotInContainer(RecordingRequest.VideoCodec, fileExtension: String, working: [String], others: String)
+    case audioCodecNotInContainer(RecordingRequest.AudioCodec, fileExtension: String, working: [String], others: String)
+    /// The camera's compressed packets (`cameraCodec`) cannot be copied into this container.
+    case copyNotInContainer(fileExtension: String, cameraCodec: String)
+    /// Raw pictures in a pixel format this container (YUV4MPEG) cannot hold.
+    case pixelFormatNotInContainer(String, fileExtension: String)
+    /// A sample format with an audio codec that chooses its own (AAC, Opus).
+    case sampleFormatNotForCodec(RecordingRequest.AudioCodec)
+    /// Camera controls without a V4L2 camera to set them on.
+    case controlsNeedCamera
+
+    /// The exit status: 64 (EX_USAGE), the request itself is wrong.
+    public var exitCode: Int32 { 64 }
+
+    /// One line, options as `RequestOption` values.
+    public var message: OptionText {
+        switch self {
+        case .needsVideo(let option):
+            return "\(option) needs a video source (\(.video))"
+        case .needsAudio(let option):
+            return "\(option) needs an audio source (\(.audio))"
+        case .appliesToH264Only(let option):
+            return "\(option) applies to \(.videoCodec, "h264") only"
+        case .pixelFormatWithCopy:
+            return "\(.pixelFormat) cannot apply to \(.videoCodec, "copy"), which writes the camera's packets as they are"
+        case .unknownPixelFormat(let name):
+            return "unknown pixel format '\(name)' (FFmpeg names, e.g. yuv420p, nv12, yuyv422, bgra)"
+        case .h264Needs420(let name, let takes):
+            return "\(.videoCodec, "h264") records 4:2:0 pixel formats only: \(takes.joined(separator: ", ")); not \(name)"
+        case .containerHoldsNoVideo(let ext, let use):
+            return ".\(ext) files hold audio only; record video to \(use)"
+        case .containerHoldsNoAudio(let ext, let use):
+            return ".\(ext) files hold video only; record audio to \(use)"
+        case .videoCodecNotInContainer(let codec, let ext, let working, let others):
+            return
+                ".\(ext) files cannot hold \(codec.rawValue) video; use \(.videoCodec, working.joined(separator: " or ")), or record \(codec.rawValue) to \(others)"
+        case .audioCodecNotInContainer(let codec, let ext, let working, let others):
+            return
+                ".\(ext) files cannot hold \(codec.rawValue) audio; use \(.audioCodec, working.joined(separator: " or ")), or record \(codec.rawValue) to \(others)"
+        case .copyNotInContainer(let ext, let cameraCodec):
+            return ".\(ext) files cannot hold the camera's \(cameraCodec) packets; use \(.videoCodec, "h264") or raw, or .mkv"
+        case .pixelFormatNotInContainer(let name, let ext):
+            return
+                ".\(ext) files cannot hold \(name) pictures; use \(.pixelFormat, "yuv420p"), yuv422p or yuv444p, or record to .nut or .mkv"
+        case .sampleFormatNotForCodec(let codec):
+            return "\(.sampleFormat) applies to \(.audioCodec, "pcm") and flac; \(codec.rawValue) chooses its own"
+        case .controlsNeedCamera:
+            return "\(.control) and \(.controlsProfile) need a V4L2 camera as \(.video) (e.g. /dev/video0)"
+        }
+    }
+}

@@ -1,0 +1,203 @@
+/// Turns a request into a `RecordingPlan`: which devices, modes, codecs, formats, encoder and
+/// muxer settings.
+///
+/// `plan(_:survey:)` is pure: it decides from the request and what the devices reported, opens
+/// nothing and touches no file, so it is tested from recorded driver answers. `plan(_:)` first
+/// takes that survey (resolving names, probing the devices) and checks the output path, in the
+/// order a user's mistakes are best reported: the container, the options, the output, the devices.
+public enum RecordingPlanner {
+    /// Plans `request` on the devices it names, probing them; the first V4L2 camera when it names
+    /// none.
+    ///
+    /// - Throws: `CaptureError`: `.plan` (64) for options that do not fit together, `.usage` (64)
+    ///   for an output without a known extension, `.outputExists`/`.cannotCreate` (73) for an
+    ///   output that cannot be written, the resolver's and probers' errors (66, 69, 75, 77).
+    public static func plan(_ request: RecordingRequest) throws(CaptureError) -> RecordingPlan {
+        let container = try ContainerFormat.forPath(request.output)
+        let defaultCamera = request.video == nil && request.audio == nil ? try DeviceSurvey.defaultCamera() : nil
+        do {
+            try check(request, container: container, hasVideo: request.video != nil || defaultCamera != nil)
+        } catch {
+            throw .plan(error)
+        }
+        try OutputFile.check(path: request.output, replacing: request.force)
+        var videoDevice = defaultCamera
+        if let name = request.video { videoDevice = try DeviceResolver.resolve(name, kind: .video) }
+        let audioDevice = try request.audio.map { name throws(CaptureError) in
+            try DeviceResolver.resolve(name, kind: .audio)
+        }
+        // The microphone first: what it delivers decides the audio encoder, and a microphone that
+        // cannot be used is found before the camera's probe.
+        let audio = try audioDevice.map { device throws(CaptureError) in
+            try DeviceSurvey.entry(for: device, kind: .audio)
+        }
+        let video = try videoDevice.map { device throws(CaptureError) in
+            try DeviceSurvey.entry(for: device, kind: .video)
+        }
+        return try plan(request, survey: DeviceSurvey(video: video, audio: audio))
+    }
+
+    /// Plans `request` on the surveyed devices. Pure.
+    ///
+    /// - Throws: `CaptureError`: `.plan` for options that do not fit the devices or the container;
+    ///   the mode selector's and audio planners' errors (64, 69) for what a device cannot do.
+    public static func plan(_ request: RecordingRequest, survey: DeviceSurvey) throws(CaptureError) -> RecordingPlan {
+        let container = try ContainerFormat.forPath(request.output)
+        do {
+            try check(request, container: container, hasVideo: survey.video != nil)
+        } catch {
+            throw .plan(error)
+        }
+        var plan = RecordingPlan(
+            output: request.output, container: container, force: request.force,
+            muxerOptions: muxerOptions(for: container), video: nil, audio: nil, duration: request.duration,
+            frameLimit: request.frames, stallTimeout: request.stallTimeout, controls: nil)
+        if let entry = survey.audio {
+            plan.audio = try audio(request, entry: entry, container: container)
+        }
+        if !request.controls.isEmpty || request.controlsProfile != nil {
+            guard let camera = survey.video?.device, camera.api == .v4l2 else { throw .plan(.controlsNeedCamera) }
+            _ = camera
+            plan.controls = .init(
+                settings: request.controls, profile: request.controlsProfile, restore: request.restoreControls)
+        }
+        if let entry = survey.video {
+            plan.video = try video(request, entry: entry, container: container)
+        }
+        return plan
+    }
+
+    /// Checks that need no device: options that need a source or a codec, pixel formats, and
+    /// whether the container holds the codecs.
+    static func check(_ request: RecordingRequest, container: ContainerFormat, hasVideo: Bool) throws(RecordingPlanError)
+    {
+        let videoCodec = hasVideo ? request.videoCodec ?? container.defaultVideoCodec ?? .h264 : nil
+        let audioCodec = request.audio != nil ? request.audioCodec ?? container.defaultAudioCodec ?? .aac : nil
+        if videoCodec == nil {
+            for (given, option) in [
+                (request.frames != nil, RequestOption.frameLimit), (request.videoCodec != nil, .videoCodec),
+                (request.videoSize != nil, .videoSize), (request.frameRate != nil, .frameRate),
+                (request.pixelFormat != nil, .pixelFormat), (request.inputFormat != nil, .inputFormat),
+            ] where given {
+                throw .needsVideo(option)
+            }
+        }
+        if audioCodec == nil {
+            for (given, option) in [
+                (request.audioCodec != nil, RequestOption.audioCodec), (request.sampleRate != nil, .sampleRate),
+                (request.channels != nil, .channels), (request.sampleFormat != nil, .sampleFormat),
+            ] where given {
+                throw .needsAudio(option)
+            }
+        }
+        if videoCodec != .h264 {
+            for (given, option) in [
+                (request.crf != nil, RequestOption.crf), (request.preset != nil, .preset), (request.bitRate != nil, .bitRate),
+            ] where given {
+                throw .appliesToH264Only(option)
+            }
+        }
+        if videoCodec == .copy && request.pixelFormat != nil { throw .pixelFormatWithCopy }
+        if let name = request.pixelFormat {
+            guard let format = PixelFormat(name: name) else { throw .unknownPixelFormat(name) }
+            let takes = PixelFormat.x264Formats420
+            if videoCodec == .h264 && !takes.contains(format) { throw .h264Needs420(name, takes: takes.map(\.name)) }
+            if videoCodec == .raw && container.muxer == "yuv4mpegpipe" && !y4mPixelFormats.contains(name) {
+                throw .pixelFormatNotInContainer(name, fileExtension: container.fileExtension)
+            }
+        }
+        try CodecChoice.validate(video: videoCodec, audio: audioCodec, in: container)
+    }
+
+    private static func video(_ request: RecordingRequest, entry: DeviceSurvey.Entry, container: ContainerFormat)
+        throws(CaptureError) -> RecordingPlan.Video
+    {
+        let requested = request.videoCodec ?? container.defaultVideoCodec ?? .h264
+        let source = try InputSource.make(
+            entry.device, kind: .video,
+            video: VideoRequest(
+                frameSize: request.videoSize, frameRate: request.frameRate, inputFormat: request.inputFormat,
+                copy: requested == .copy),
+            camera: entry.camera)
+        let copies =
+            source.mode.map { copiesCameraStream(requested, cameraFormat: $0.inputFormat, width: $0.width, height: $0.height, request: request) }
+            ?? false
+        return RecordingPlan.Video(
+            device: entry.device, source: source, codec: copies ? .copy : requested, requestedCodec: requested,
+            requestedFrameRate: request.frameRate, pixelFormat: request.pixelFormat, bitRate: request.bitRate, x264Options: x264Options(request))
+    }
+
+    private static func audio(_ request: RecordingRequest, entry: DeviceSurvey.Entry, container: ContainerFormat)
+        throws(CaptureError) -> RecordingPlan.Audio
+    {
+        let codec = request.audioCodec ?? container.defaultAudioCodec ?? .aac
+        let source = try InputSource.make(
+            entry.device, kind: .audio,
+            audio: .init(sampleRate: request.sampleRate, channels: request.channels, sampleFormat: request.sampleFormat),
+            microphone: entry.microphone)
+        var plan = RecordingPlan.Audio(
+            device: entry.device, source: source, codec: codec, sampleRate: request.sampleRate,
+            channels: request.channels, sampleFormat: request.sampleFormat, encoder: nil)
+        if let format = source.audioPlan {
+            // A microphone's format is known from its probe: the encoder is decided now, so a channel
+            // count the encoder cannot hold is refused before anything opens.
+            plan.encoder = try AudioEncoderPlanner.plan(
+                codec: codec, container: container,
+                input: .init(
+                    format: AudioEncoderPlanner.format(ofCodec: format.codec), sampleRate: format.outputSampleRate,
+                    channels: format.outputChannels),
+                requested: request.sampleFormat, device: entry.device.name)
+        } else if request.sampleFormat != nil, codec == .aac || codec == .opus {
+            throw .plan(.sampleFormatNotForCodec(codec))
+        }
+        return plan
+    }
+
+    /// True when `--codec h264` from a camera that sends H.264 itself writes the camera's stream as
+    /// it is: nothing asks for re-encoding (no crf, bit rate, preset or pixel format), so a decode
+    /// and a second lossy encode would only cost CPU and quality.
+    static func copiesCameraStream(
+        _ codec: RecordingRequest.VideoCodec, cameraFormat: String, width: Int, height: Int, request: RecordingRequest
+    ) -> Bool {
+        codec == .h264 && cameraFormat == "h264" && request.crf == nil && request.bitRate == nil
+            && request.preset == nil && request.pixelFormat == nil && width % 2 == 0 && height % 2 == 0
+    }
+
+    /// libx264's options for the request.
+    static func x264Options(_ request: RecordingRequest) -> [String: String] {
+        // Sliced threads: x264 splits each frame among its threads instead of encoding one frame
+        // per thread. A frame leaves the encoder as soon as it is encoded rather than a thread
+        // count later, which suits a live recording whose file must be readable up to the last
+        // second, and x264 holds one frame in flight instead of one per thread: at 720p with
+        // veryfast on two cores, about 30 MB less memory for the same CPU time and a file within
+        // 0.2 % of the size (libx264 reads `thread_type` as its `sliced-threads`).
+        var options = ["preset": request.preset ?? "veryfast", "thread_type": "slice"]
+        if request.bitRate == nil { options["crf"] = "\(request.crf ?? 23)" }
+        return options
+    }
+
+    /// Muxer options that keep a file readable if the process dies: fragmented MP4 with fragments
+    /// of at most half a second, Matroska clusters of at most half a second, every write pushed to
+    /// disk. Half, not one: start-up and the encoder's delay also come off what a kill leaves.
+    static func muxerOptions(for container: ContainerFormat) -> [String: String] {
+        var options = ["flush_packets": "1"]
+        switch container.muxer {
+        case "mp4", "mov", "ipod":
+            options["movflags"] = "+frag_keyframe+empty_moov+default_base_moof+negative_cts_offsets"
+            options["frag_duration"] = "500000"
+        case "matroska":
+            options["cluster_time_limit"] = "500"
+        default:
+            break
+        }
+        return options
+    }
+
+    /// Pixel formats the YUV4MPEG muxer writes.
+    static let y4mPixelFormats: Set<String> = [
+        "yuv420p", "yuvj420p", "yuv422p", "yuvj422p", "yuv444p", "yuvj444p", "yuv411p", "gray", "yuva444p",
+        "yuv420p9le", "yuv420p10le", "yuv420p12le", "yuv420p14le", "yuv420p16le", "yuv422p9le", "yuv422p10le",
+        "yuv422p12le", "yuv422p14le", "yuv422p16le", "yuv444p9le", "yuv444p10le", "yuv444p12le", "yuv444p14le",
+        "yuv444p16le", "gray9le", "gray10le", "gray12le", "gray16le",
+    ]
+}

@@ -1,0 +1,142 @@
+import Foundation
+
+/// Carries out a `RecordingPlan`: opens the devices and the output, records, finalizes.
+///
+/// Each input gets a `Track`: its lane in the packet queue, a reader thread that stamps its
+/// packets on the session clock, and the chain that takes them to the muxer. The thread calling
+/// `run` owns the encoders and the muxer and takes the packets in time order (`RecordingLoop`).
+/// The output file is created only when the first packet is ready to be written, so a recording
+/// that fails earlier leaves no file; once created, it is always finalized (trailer written),
+/// whatever ends the recording.
+///
+/// One session records once. Not thread-safe: call `run` from one thread; stop it from any
+/// thread or a signal handler through its `StopSignal`.
+public final class RecordingSession {
+    public let plan: RecordingPlan
+    let stop: StopSignal
+    /// Called with one line for each warning (an odd frame size scaled, an option ignored).
+    public var onWarning: (String) -> Void = { _ in }
+    /// Called at most four times a second while recording.
+    public var onProgress: ((RecordingProgress) -> Void)?
+
+    let queue = PacketQueue()
+    var readers: [InputReader] = []
+    var video: Track<VideoPath>?
+    var audio: Track<AudioPath>?
+    /// The muxer; nothing is on disk before its header is written (`mux`).
+    let output: OutputContainer
+    let file: OutputFile
+    /// What the audio encoder writes, for the summary.
+    var audioEncoderPlan: AudioEncoderPlan?
+    /// The controls `applyControls` set, kept for the summary and the restore.
+    var appliedControls: AppliedControls?
+
+    /// Prepares the muxer (`avformat_alloc_output_context2`); no device opens and no file is
+    /// created yet.
+    ///
+    /// - Parameters:
+    ///   - plan: what to record (`RecordingPlanner`).
+    ///   - stop: raised by a signal handler or by code to end the recording cleanly.
+    /// - Throws: `.failed` when FFmpeg has no such muxer.
+    public init(plan: RecordingPlan, stop: StopSignal) throws(CaptureError) {
+        self.plan = plan
+        self.stop = stop
+        file = OutputFile(path: plan.output)
+        output = try media("preparing \(plan.output)") { () throws(FFmpegError) in
+            try OutputContainer(name: plan.output, formatName: plan.container.muxer)
+        }
+    }
+
+    /// Records until the duration, the frame limit, the end of the inputs, a stop request, or an
+    /// error.
+    ///
+    /// - Returns: `.recorded` with the summary (its `failure` is set when an error ended a
+    ///   recording whose file was already written: it is finalized up to there, exit 74), or
+    ///   `.stoppedBeforeFirstFrame` when the stop came before anything was written: no file exists.
+    /// - Throws: `CaptureError` for anything that fails before the first packet is written; no
+    ///   file is left behind then.
+    public func run() throws(CaptureError) -> RecordingOutcome {
+        defer { tearDown() }
+        do {
+            try open()
+            return try RecordingLoop(session: self).run()
+        } catch {
+            // A stop during start-up interrupts FFmpeg's opens and reads with errors of their own;
+            // before the file exists, that is a stop with nothing recorded, not a failure.
+            if stop.isRequested && !output.headerWritten { return stoppedBeforeFirstFrame }
+            throw error
+        }
+    }
+
+    /// The outcome of a stop that came before anything was written.
+    var stoppedBeforeFirstFrame: RecordingOutcome {
+        .stoppedBeforeFirstFrame(signal: stop.signal != 0 ? StopSignal.name(of: stop.signal) : nil)
+    }
+
+    /// Stops the readers and closes the devices. Packets still queued or held by a decoder are
+    /// freed first so the devices close here rather than whenever those go; a packet that maps a
+    /// device buffer would keep its device open anyway (`DeviceBufferLease`).
+    private func tearDown() {
+        stop.interrupt.raise()
+        queue.close()
+        for reader in readers { reader.wait(seconds: 1) }
+        video = nil
+        audio = nil
+        // A reader still blocked in a read (a stalled device) keeps its input; exiting frees it.
+        for reader in readers { reader.close() }
+        restoreControls()
+    }
+
+    /// Sets the camera's controls and opens each device with its chain.
+    private func open() throws(CaptureError) {
+        try applyControls()
+        if let video = plan.video { self.video = try openVideo(video) }
+        if let audio = plan.audio { self.audio = try openAudio(audio) }
+    }
+
+    /// Adds a reader for `input`'s stream `index` on a new lane of the queue.
+    func addReader(_ input: InputContainer, stream index: Int, source: InputSource, lane: Int) {
+        readers.append(
+            InputReader(
+                input: input, stream: index, source: source, lane: lane, queue: queue, interrupt: stop.interrupt))
+    }
+
+    /// Writes a packet, creating the file and writing the header on the first one.
+    func mux(_ packet: Packet, stream: Int) throws(CaptureError) {
+        if !output.headerWritten {
+            do {
+                try file.create(output, options: plan.muxerOptions, replacing: plan.force)
+            } catch {
+                // The hidden file is gone; the path itself was never touched.
+                if error.call == "rename" && error.errno == EEXIST { throw .outputExists(path: plan.output) }
+                if error.call == "avio_open" || error.call == "rename" {
+                    throw .cannotCreate(path: plan.output, reason: error.description)
+                }
+                throw .failed("\(plan.output): the \(output.formatName) muxer refused the streams: \(error)")
+            }
+        }
+        do {
+            try output.write(packet, stream: stream)
+        } catch {
+            throw writeError(error)
+        }
+    }
+
+    func writeError(_ error: FFmpegError) -> CaptureError {
+        if error.errno == ENOSPC {
+            return .io(
+                subject: plan.output,
+                reason: "disk full (no space left on device); the file keeps what was written before")
+        }
+        return .io(subject: plan.output, reason: "writing failed: \(error)")
+    }
+}
+
+/// How a session ended.
+public enum RecordingOutcome: Sendable {
+    /// A file was written: its summary, and the error that ended it early if any.
+    case recorded(RecordingResult)
+    /// A stop came before the first frame or sample was written: no file exists. `signal` names
+    /// the signal (`SIGINT`), nil for a stop requested by code.
+    case stoppedBeforeFirstFrame(signal: String?)
+}

@@ -1,0 +1,123 @@
+import Foundation
+
+/// Ending a recording: drain the encoders, write the trailer once, read the file back, summarize.
+extension RecordingSession {
+    /// - Parameters:
+    ///   - failure: the error that ended the recording, if one did.
+    ///   - startOffset: the microphone's first sample minus the camera's first frame, in seconds.
+    /// - Throws: when nothing reached the file: the failure, or why nothing was recorded.
+    func finalize(failure: CaptureError?, stopReason: StopReason, startOffset: Double?) throws(CaptureError)
+        -> RecordingResult
+    {
+        var failure = failure
+        let mux: EncodedStream.Mux = { (packet, stream) throws(CaptureError) in try self.mux(packet, stream: stream) }
+        do {
+            try video?.path.finish(mux: mux)
+            try audio?.path.finish(mux: mux)
+        } catch {
+            if failure == nil { failure = error }
+        }
+        guard output.headerWritten else {
+            // Nothing reached the file, so there is no file: report why.
+            throw failure
+                ?? .failed("\(plan.output): nothing was recorded; no frame or sample arrived before the stop")
+        }
+        var finishProblem: String?
+        do {
+            try output.finish()
+            finishProblem = finishFastStart()
+        } catch {
+            if failure == nil { failure = writeError(error) }
+        }
+        let check = verify()
+        if failure == nil, let problem = check.problem {
+            failure = .io(subject: plan.output, reason: "the finished file does not read back: \(problem)")
+        }
+        let attributes = try? FileManager.default.attributesOfItem(atPath: plan.output)
+        let size = (attributes?[.size] as? NSNumber)?.int64Value ?? output.bytesWritten
+        var summary = RecordingSummary(
+            output: plan.output, container: plan.container.muxer, video: videoSummary, audio: audioSummary,
+            startOffset: startOffset.map { ($0 * 1e6).rounded() / 1e6 }, duration: check.duration ?? 0,
+            fileSize: size, stopReason: failure == nil ? stopReason.text : StopReason.error.text,
+            error: failure.map { "\($0)" })
+        summary.finishProblem = finishProblem
+        summary.controls = appliedControls?.report
+        return RecordingResult(summary: summary, failure: failure)
+    }
+
+    private var videoSummary: RecordingSummary.Video? {
+        guard let video, let planned = plan.video else { return nil }
+        let path = video.path
+        // A camera's own H.264 may be copied although --codec h264 was asked.
+        let codec = path.copies ? "copy" : CodecChoice.encoderName(planned.requestedCodec, in: plan.container)
+        var summary = RecordingSummary.Video(
+            device: video.device,
+            input: [video.input.codec, video.input.pixelFormat].compactMap { $0 }.joined(separator: " "),
+            codec: codec, width: path.width, height: path.height,
+            pixelFormat: path.pixelFormat.stored(by: codec).name,
+            frameRateRequested: planned.requestedFrameRate, frameRate: path.rate,
+            frameRateMeasured: path.measuredRate.map { ($0 * 1000).rounded() / 1000 },
+            frameRateDelivered: path.deliveredRate.map { ($0 * 1000).rounded() / 1000 },
+            framesWritten: path.written,
+            framesDropped: .init(late: path.late, corrupt: path.corrupt, gaps: path.gaps),
+            framesSkippedAtStart: path.skippedAtStart,
+            start: Double(path.firstTime ?? 0) / 1e6)
+        if path.copies { summary.pixelFormat = video.input.codec == "rawvideo" ? summary.pixelFormat : video.input.codec }
+        return summary
+    }
+
+    private var audioSummary: RecordingSummary.Audio? {
+        guard let audio else { return nil }
+        let encoder = audio.path.encoder
+        return RecordingSummary.Audio(
+            device: audio.device, input: audio.input.summary, codec: encoder.name,
+            sampleRate: encoder.sampleRate, channels: encoder.channelCount,
+            sampleFormat: audioEncoderPlan?.writtenFormat ?? encoder.sampleFormatName,
+            channelLayout: audioEncoderPlan?.layout.name,
+            samples: audio.path.samples, overruns: audio.path.overruns,
+            start: Double(audio.path.firstTime ?? 0) / 1e6)
+    }
+
+    /// Rewrites a finished MP4, MOV or M4A with its index in front (`FastStartRewrite`).
+    ///
+    /// - Returns: nil when it was rewritten or is no such file (a FIFO or device given with
+    ///   replacing allowed is written once, in place); else why it stays fragmented, for the summary.
+    private func finishFastStart() -> String? {
+        var status = stat()
+        guard FastStartRewrite.muxers.contains(plan.container.muxer), stat(plan.output, &status) == 0,
+            status.st_mode & S_IFMT == S_IFREG
+        else { return nil }
+        do {
+            try FastStartRewrite.rewrite(path: plan.output, formatName: plan.container.muxer)
+            return nil
+        } catch {
+            let cause = error.errno == ENOSPC ? "the disk is full" : "\(error)"
+            return "the file stays fragmented (complete, but players may show no length and seek slowly): "
+                + "rewriting it with its index in front failed: \(cause)"
+        }
+    }
+
+    /// Reopens the finished file as a player would and checks its streams and duration.
+    private func verify() -> (duration: Double?, problem: String?) {
+        let expected = (video == nil ? 0 : 1) + (audio == nil ? 0 : 1)
+        // A stream that got nothing (a stop before the microphone's first sample) may be left out
+        // of a finished MP4, whose rewrite keeps only tracks with samples.
+        let withData = ((video?.path.written ?? 0) > 0 ? 1 : 0) + ((audio?.path.samples ?? 0) > 0 ? 1 : 0)
+        do {
+            let file = try InputContainer(url: "file:" + plan.output, format: nil)
+            try file.findStreamInfo()
+            let duration = file.duration
+            if file.streamCount < min(withData, expected) || file.streamCount > expected {
+                return (duration, "it has \(file.streamCount) streams instead of \(expected)")
+            }
+            let wrote = (video?.path.written ?? 0) > 0 || (audio?.path.samples ?? 0) > 0
+            // Raw streams without an index (.h264, .y4m) have only an estimated duration.
+            if wrote, plan.container.muxer != "h264", duration == nil || duration == 0 {
+                return (duration, "its duration is zero")
+            }
+            return (duration, nil)
+        } catch {
+            return (nil, "\(error)")
+        }
+    }
+}

@@ -1,0 +1,29 @@
+/// Finds a live device that has been silent, or has sent nothing usable, for longer than the
+/// stall timeout: a stalled device ends the recording rather than leave it waiting forever.
+struct StallWatch {
+    /// Microseconds of silence that count as a stall.
+    let limit: Int64
+    /// When the readers started; `loopStart`: when every device had delivered.
+    let startedAt: Int64
+    let loopStart: Int64
+
+    /// The device name of a live input silent or useless for longer than the limit, if any, and
+    /// what it did not send.
+    func stalled(
+        now: Int64, queue: PacketQueue, video: Track<VideoPath>?, audio: Track<AudioPath>?, endedLanes: Set<Int>
+    ) -> (device: String, lacking: String)? {
+        let lanes = [video.map { ($0.lane, $0.source) }, audio.map { ($0.lane, $0.source) }].compactMap { $0 }
+        for (lane, source) in lanes where source.live && !endedLanes.contains(lane) {
+            let last = queue.lastArrival(lane: lane) ?? startedAt
+            if now - last > limit { return (source.device.name, "no data") }
+        }
+        // A camera that keeps sending only what cannot be recorded (damaged frames, frames whose
+        // times fall outside the recording) is as stalled as a silent one.
+        if let video, video.source.live, !video.path.done, !endedLanes.contains(video.lane),
+            now - (video.path.lastUsableAt ?? loopStart) > limit
+        {
+            return (video.device, "no usable frame")
+        }
+        return nil
+    }
+}

@@ -1,0 +1,167 @@
+/// Opening a plan's devices: each input, its decoder, converter and encoder, its output stream,
+/// its lane and reader.
+extension RecordingSession {
+    /// Opens `source` and finds its stream of `kind`.
+    private func openInput(_ source: InputSource, kind: Device.Kind) throws(CaptureError) -> (
+        InputContainer, Int, MediaStreamInfo
+    ) {
+        let input = try source.open(interrupt: stop.interrupt)
+        if !source.live && kind == .video {
+            // An unpaced lavfi graph does not declare its frame rate until some frames are read.
+            do throws(FFmpegError) { try input.findStreamInfo() } catch {
+                throw InputSource.captureError(error, device: source.device, kind: kind)
+            }
+        }
+        let wanted: MediaStreamInfo.Kind = kind == .video ? .video : .audio
+        guard let index = input.firstStream(of: wanted) else {
+            let what = kind == .video ? "video" : "audio"
+            if source.device.api == .lavfi { throw .usage("\(source.device.name): the lavfi graph gives no \(what)") }
+            throw .notSupported(device: source.device.name, reason: "gives no \(what)")
+        }
+        return (input, index, input.info(of: index))
+    }
+
+    func openVideo(_ plan: RecordingPlan.Video) throws(CaptureError) -> Track<VideoPath> {
+        let source = plan.source
+        var (input, index, info) = try openInput(source, kind: .video)
+        if source.live && !info.isIntraOnly {
+            // A camera's own H.264 comes without extradata: the SPS and PPS travel in-band before
+            // each keyframe. Reading up to the first keyframe (`avformat_find_stream_info`, which
+            // runs FFmpeg's extract_extradata) gives MP4 and Matroska the avcC their header needs;
+            // the packets read stay queued in the demuxer and are recorded.
+            do throws(FFmpegError) { try input.findStreamInfo() } catch {
+                throw InputSource.captureError(error, device: source.device, kind: .video)
+            }
+            info = input.info(of: index)
+        }
+        let width = info.width ?? 0
+        let height = info.height ?? 0
+        // The driver may quietly apply another size or rate than asked; record nothing rather than
+        // something else.
+        if let mode = source.mode {
+            if mode.width != width || mode.height != height {
+                throw .notSupported(
+                    device: source.url, reason: "asked for \(mode) but the driver applied \(width)x\(height)")
+            }
+            if let rate = mode.frameRate, !mode.rateFromInput, let applied = info.frameRate,
+                abs(applied.doubleValue - rate.doubleValue) > rate.doubleValue * 0.01
+            {
+                throw .notSupported(
+                    device: source.url,
+                    reason: "asked for \(mode) but the driver applied \(applied.decimalDescription) fps")
+            }
+        }
+        var rate = info.frameRate ?? source.frameRate ?? Rational(30, 1)
+        if rate.doubleValue > 1000 || rate.doubleValue <= 0 { rate = Rational(30, 1) }
+        let inputFormat = info.pixelFormat.flatMap { PixelFormat(name: $0) }
+        let container = self.plan.container
+        var target = (width: width, height: height, format: inputFormat ?? .yuv420p)
+        let stream: Int
+        var decoder: Decoder?
+        var encoder: EncodedStream?
+        switch plan.codec {
+        case .copy:
+            guard input.canCopy(stream: index, into: container.muxer) else {
+                throw .plan(.copyNotInContainer(fileExtension: container.fileExtension, cameraCodec: info.codec))
+            }
+            stream = try media("adding the video stream") { () throws(FFmpegError) in
+                try output.addStream(copying: input, stream: index, timeBase: rate.inverted)
+            }
+        case .h264, .raw:
+            decoder = try media("opening the video decoder") { () throws(FFmpegError) in
+                try Decoder(input: input, stream: index)
+            }
+            if plan.codec == .h264 {
+                target.format = plan.pixelFormat.flatMap { PixelFormat(name: $0) } ?? .yuv420p
+                let even = (width: max(2, width & ~1), height: max(2, height & ~1))
+                if even.width != width || even.height != height {
+                    onWarning(
+                        "\(width)x\(height) is an odd frame size, which H.264 in 4:2:0 cannot hold; "
+                            + "scaling to \(even.width)x\(even.height)")
+                    target.width = even.width
+                    target.height = even.height
+                }
+            } else {
+                if let name = plan.pixelFormat, let format = PixelFormat(name: name) { target.format = format }
+                if container.muxer == "yuv4mpegpipe" && !RecordingPlanner.y4mPixelFormats.contains(target.format.name) {
+                    throw .plan(.pixelFormatNotInContainer(target.format.name, fileExtension: container.fileExtension))
+                }
+            }
+            var settings = Encoder.VideoSettings(
+                width: target.width, height: target.height, pixelFormat: target.format, frameRate: rate,
+                keyframeInterval: plan.codec == .h264 ? max(1, Int(2 * rate.doubleValue)) : 1,
+                bitRate: plan.bitRate ?? 0, options: plan.codec == .h264 ? plan.x264Options : [:])
+            if plan.codec == .h264 {
+                // The converter writes limited-range YUV (a JPEG's full range converted, a camera's
+                // own YUV kept); JPEG's matrix is BT.601. Tagged, players need not guess.
+                settings.limitedRange = true
+                settings.bt601 = info.codec == "mjpeg"
+            }
+            let name = CodecChoice.encoderName(plan.codec, in: container)
+            let made = try media("opening the \(name) encoder") { () throws(FFmpegError) in
+                try Encoder(video: name, settings, globalHeader: output.wantsGlobalHeader)
+            }
+            stream = try media("adding the video stream") { () throws(FFmpegError) in
+                try output.addStream(encoder: made)
+            }
+            encoder = EncodedStream(encoder: made, stream: stream, kind: "video")
+        }
+        let path = VideoPath(
+            stream: stream, rate: rate, decoder: decoder, encoder: encoder,
+            converter: PictureConverter(width: target.width, height: target.height, pixelFormat: target.format),
+            frameLimit: self.plan.frameLimit, input: info)
+        if plan.codec == .raw && container.muxer != "yuv4mpegpipe"
+            && (target.width, target.height, target.format) == (width, height, inputFormat ?? .yuv420p)
+            && inputFormat != nil
+        {
+            path.passThroughSize = input.rawPassThroughSize(of: index)
+        }
+        // A camera's lane absorbs the encoder's hiccups (a slower frame, a keyframe) before it
+        // drops anything. An unpaced source waits for the loop anyway: two frames keep its reader
+        // one frame ahead, and a deeper queue would only hold more 1.4 MB pictures.
+        let lane = queue.addLane(live: source.live, dropsOldest: source.live, capacity: source.live ? 8 : 2)
+        addReader(input, stream: index, source: source, lane: lane)
+        return Track(path: path, lane: lane, source: source, input: info)
+    }
+
+    func openAudio(_ plan: RecordingPlan.Audio) throws(CaptureError) -> Track<AudioPath> {
+        let source = plan.source
+        let (input, index, info) = try openInput(source, kind: .audio)
+        // The test tone and lavfi graphs say what they deliver only once open.
+        let encoderPlan = try AudioEncoderPlanner.plan(
+            codec: plan.codec, container: self.plan.container,
+            input: .init(
+                format: AudioEncoderPlanner.format(ofCodec: info.codec),
+                sampleRate: source.audioPlan?.outputSampleRate ?? plan.sampleRate ?? info.sampleRate ?? 48000,
+                channels: source.audioPlan?.outputChannels ?? plan.channels ?? info.channels ?? 2),
+            requested: plan.sampleFormat, device: source.device.name)
+        let delivered = info.channels ?? 0
+        if delivered != encoderPlan.layout.channels && !ChannelLayout.remixes(delivered, encoderPlan.layout.channels) {
+            // libswresample mixes between named layouts only; no file exists yet.
+            let named = (1...64).filter { ChannelLayout.standard($0).mask != nil }
+            throw .notSupported(
+                device: source.device.name,
+                reason:
+                    "it delivers \(delivered == 1 ? "1 channel" : "\(delivered) channels"), which cannot be mixed to "
+                    + "\(encoderPlan.layout.channels): FFmpeg mixes "
+                    + "between \(AudioEncoderPlanner.describe(named)) channels only; leave out \(.channels) to record all "
+                    + "\(delivered), or ask for one of those counts")
+        }
+        for note in encoderPlan.notes { onWarning(note) }
+        audioEncoderPlan = encoderPlan
+        let name = encoderPlan.encoder
+        let decoder = try media("opening the audio decoder") { () throws(FFmpegError) in
+            try Decoder(input: input, stream: index)
+        }
+        let encoder = try media("opening the \(name) encoder") { () throws(FFmpegError) in
+            try Encoder(audio: encoderPlan, globalHeader: output.wantsGlobalHeader)
+        }
+        let stream = try media("adding the audio stream") { () throws(FFmpegError) in
+            try output.addStream(encoder: encoder)
+        }
+        let path = try AudioPath(decoder: decoder, output: EncodedStream(encoder: encoder, stream: stream, kind: "audio"))
+        let lane = queue.addLane(live: source.live, dropsOldest: false, capacity: source.live ? 512 : 32)
+        addReader(input, stream: index, source: source, lane: lane)
+        return Track(path: path, lane: lane, source: source, input: info)
+    }
+}

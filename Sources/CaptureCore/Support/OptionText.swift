@@ -1,0 +1,114 @@
+/// A setting of a request that an error can point at, named by whoever shows the error.
+///
+/// The library says what a setting is (`RequestOption.frameLimit`); a front end says how it is
+/// spelled there (`capture` writes `--frames`). Messages hold these values, not flag names, so a
+/// program using `CaptureCore` words its errors in its own terms.
+public enum RequestOption: String, Sendable, Hashable, CaseIterable {
+    case video, audio, output, videoSize, frameRate, inputFormat, pixelFormat, videoCodec, crf, preset, bitRate
+    case sampleRate, channels, audioCodec, sampleFormat, duration, frameLimit, force, stallTimeout
+    case control, controlsProfile, restoreControls
+    /// Saving a camera's controls to a profile (`capture controls --save`).
+    case saveControls
+    /// Loading a profile onto a camera (`capture controls --load`).
+    case loadControls
+
+    /// The words a message uses when nobody names the options: "the frame limit".
+    public var plainName: String {
+        switch self {
+        case .video: "the video device"
+        case .audio: "the audio device"
+        case .output: "the output"
+        case .videoSize: "the frame size"
+        case .frameRate: "the frame rate"
+        case .inputFormat: "the input format"
+        case .pixelFormat: "the pixel format"
+        case .videoCodec: "the video codec"
+        case .crf: "the constant rate factor"
+        case .preset: "the x264 preset"
+        case .bitRate: "the bit rate"
+        case .sampleRate: "the sample rate"
+        case .channels: "the channel count"
+        case .audioCodec: "the audio codec"
+        case .sampleFormat: "the sample format"
+        case .duration: "the duration"
+        case .frameLimit: "the frame limit"
+        case .force: "overwriting"
+        case .stallTimeout: "the stall timeout"
+        case .control: "a control setting"
+        case .controlsProfile: "a controls profile"
+        case .restoreControls: "restoring the controls"
+        case .saveControls: "saving the controls"
+        case .loadControls: "loading the controls"
+        }
+    }
+}
+
+/// A message that may name request options, rendered with the caller's names for them.
+///
+/// Written like a string: `"\(.frameLimit) needs a video source (\(.video))"`, or with a value,
+/// `"use \(.videoCodec, "h264")"`. `description` uses `RequestOption.plainName`; a front end calls
+/// `rendered(naming:)` with its own spelling (`--frames`, `--codec h264`).
+public struct OptionText: Sendable, Hashable, CustomStringConvertible, ExpressibleByStringInterpolation {
+    enum Part: Sendable, Hashable {
+        case text(String)
+        /// An option, and the value given to it if the message shows one.
+        case option(RequestOption, String?)
+    }
+
+    var parts: [Part]
+
+    public init(stringLiteral value: String) { parts = [.text(value)] }
+
+    /// Text that names no option.
+    public init(_ text: String) { parts = [.text(text)] }
+
+    public init(stringInterpolation: Interpolation) { parts = stringInterpolation.parts }
+
+    public struct Interpolation: StringInterpolationProtocol {
+        var parts: [Part] = []
+
+        public init(literalCapacity: Int, interpolationCount: Int) {}
+
+        public mutating func appendLiteral(_ literal: String) { parts.append(.text(literal)) }
+
+        public mutating func appendInterpolation(_ option: RequestOption) { parts.append(.option(option, nil)) }
+
+        public mutating func appendInterpolation(_ option: RequestOption, _ value: String) {
+            parts.append(.option(option, value))
+        }
+
+        public mutating func appendInterpolation(_ text: OptionText) { parts += text.parts }
+
+        public mutating func appendInterpolation<T>(_ value: T) { parts.append(.text("\(value)")) }
+    }
+
+    /// The message with each option spelled by `naming` (given the option and its value, if any).
+    public func rendered(naming: (RequestOption, String?) -> String) -> String {
+        parts.map { part in
+            switch part {
+            case .text(let text): text
+            case .option(let option, let value): naming(option, value)
+            }
+        }.joined()
+    }
+
+    /// The message in plain words: "the frame limit needs a video source (the video device)".
+    public var description: String {
+        rendered { option, value in value.map { "\(option.plainName) \($0)" } ?? option.plainName }
+    }
+
+    /// The two messages one after the other.
+    public static func + (lhs: OptionText, rhs: OptionText) -> OptionText {
+        var joined = lhs
+        joined.parts += rhs.parts
+        return joined
+    }
+
+    /// The options the message names, in order.
+    public var options: [RequestOption] {
+        parts.compactMap { part in
+            if case .option(let option, _) = part { return option }
+            return nil
+        }
+    }
+}
