@@ -38,12 +38,14 @@ public struct Device: Codable, Hashable, Sendable {
     public var v4l2: V4L2Details?
     public var alsa: ALSADetails?
     public var pulse: PulseDetails?
+    /// The filter graph of a `lavfi:` source, as given.
+    public var lavfiGraph: String?
 
     public init(
         index: Int? = nil, name: String, kind: Kind, api: API, role: String, description: String,
         isDefault: Bool = false, isVirtual: Bool = false, accessible: Bool = true,
         reason: String? = nil, group: String? = nil, v4l2: V4L2Details? = nil,
-        alsa: ALSADetails? = nil, pulse: PulseDetails? = nil
+        alsa: ALSADetails? = nil, pulse: PulseDetails? = nil, lavfiGraph: String? = nil
     ) {
         self.index = index
         self.name = name
@@ -59,6 +61,7 @@ public struct Device: Codable, Hashable, Sendable {
         self.v4l2 = v4l2
         self.alsa = alsa
         self.pulse = pulse
+        self.lavfiGraph = lavfiGraph
     }
 
     /// Writes every key that has a value, and `index` always: `null` marks the unnumbered
@@ -78,6 +81,7 @@ public struct Device: Codable, Hashable, Sendable {
         try container.encodeIfPresent(group, forKey: .group)
         try container.encodeIfPresent(v4l2, forKey: .v4l2)
         try container.encodeIfPresent(alsa, forKey: .alsa)
+        try container.encodeIfPresent(lavfiGraph, forKey: .lavfiGraph)
         try container.encodeIfPresent(pulse, forKey: .pulse)
     }
 }

@@ -30,7 +30,7 @@ public enum DeviceResolver {
         case .lavfi(let graph):
             return Device(
                 name: name.description, kind: kind, api: .lavfi, role: kind == .video ? "camera" : "microphone",
-                description: "lavfi \(graph)", isVirtual: true)
+                description: "lavfi \(graph)", isVirtual: true, lavfiGraph: graph)
         case .index(let index):
             let list = DeviceDiscovery.list(video: kind == .video, audio: kind == .audio)
             let devices = kind == .video ? list.cameras : list.microphones

@@ -14,7 +14,7 @@ public enum MicrophoneProber {
         case .alsa:
             return MicrophoneProbe(device: device, alsa: try alsaCapabilities(device))
         case .pulse:
-            return MicrophoneProbe(device: device, pulse: try PulseDiscovery.capabilities(of: device))
+            return MicrophoneProbe(device: device, pulse: try PulseSourceProbe.capabilities(of: device))
         case .v4l2, .test, .lavfi:
             throw .notSupported(device: device.name, reason: "not an ALSA or PulseAudio microphone")
         }

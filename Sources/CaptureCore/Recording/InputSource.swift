@@ -68,9 +68,7 @@ struct InputSource: Sendable {
                 device: device, kind: kind, format: "lavfi", url: TestSources.audioGraph + ",arealtime", options: [:],
                 live: true, clock: .media, frameRate: nil)
         case .lavfi:
-            guard case .lavfi(let graph)? = (try? DeviceName(parsing: device.name)) else {
-                throw .usage("\(device.name): not a lavfi graph")
-            }
+            guard let graph = device.lavfiGraph else { throw .usage("\(device.name): not a lavfi graph") }
             if kind == .video, let name = video.inputFormat {
                 throw ModeSelector.fixedFormatError(
                     name, device: device.name,
