@@ -90,7 +90,11 @@ final class VideoPath {
         // A copied stream cannot continue after a hole until the next keyframe.
         if encoder == nil { awaitingKeyframe = true }
         guard !done else { return }
-        tally.countLate(times.filter { $0 >= 0 && $0 < (endTime ?? .max) }.count)
+        let within = times.filter { $0 >= 0 && $0 < (endTime ?? .max) }.count
+        tally.countLate(within)
+        // The camera delivered them; the recorder was too slow to take them. That is no stall of
+        // the device's, however long it lasts.
+        if within > 0 { lastUsableAt = SessionClock.now() }
     }
 
     /// The slot (frame number at `rate`) a frame captured at `time` belongs in.
