@@ -1,0 +1,41 @@
+import Glibc
+import Testing
+
+@testable import CaptureCore
+
+@Suite struct CodecChoiceTests {
+    @Test(arguments: [
+        ("mp4", RecordingRequest.VideoCodec?.some(.h264), RecordingRequest.AudioCodec?.some(.aac), true),
+        ("mp4", .h264, .opus, true),
+        ("mp4", .raw, nil, false),
+        ("mp4", .h264, .pcm, false),
+        ("mkv", .raw, .pcm, true),
+        ("mkv", .h264, .flac, true),
+        ("y4m", .raw, nil, true),
+        ("y4m", .h264, nil, false),
+        ("h264", .h264, nil, true),
+        ("wav", nil, .pcm, true),
+        ("wav", .h264, .pcm, false),
+        ("flac", nil, .aac, false),
+        ("opus", nil, .opus, true),
+        ("m4a", nil, .aac, true),
+        ("m4a", .h264, .aac, false),
+    ])
+    func containerHoldsCodec(
+        ext: String, video: RecordingRequest.VideoCodec?, audio: RecordingRequest.AudioCodec?, ok: Bool
+    ) throws {
+        let container = try ContainerFormat.forPath("x.\(ext)")
+        var accepted = true
+        do { try CodecChoice.validate(video: video, audio: audio, in: container) } catch { accepted = false }
+        #expect(accepted == ok)
+    }
+
+    @Test func muxerOptionsKeepAKilledFileReadable() throws {
+        let mp4 = RecordingPlanner.muxerOptions(for: try ContainerFormat.forPath("x.mp4"))
+        #expect(mp4["movflags"]?.contains("frag_keyframe") == true)
+        #expect(mp4["movflags"]?.contains("empty_moov") == true)
+        #expect(mp4["frag_duration"] == "500000")
+        #expect(RecordingPlanner.muxerOptions(for: try ContainerFormat.forPath("x.mkv"))["cluster_time_limit"] == "500")
+        #expect(RecordingPlanner.muxerOptions(for: try ContainerFormat.forPath("x.nut"))["flush_packets"] == "1")
+    }
+}
