@@ -2,7 +2,7 @@ internal import CShim
 import Foundation
 
 /// A camera's controls, read and written through one open node: `capture controls` and
-/// `record --control`.
+/// `record`.
 ///
 /// The node is opened for ioctls only (never streamed), so this works while another program
 /// streams the camera; V4L2 lets any open handle read and set controls. The handle closes with

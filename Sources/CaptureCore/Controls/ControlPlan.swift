@@ -23,12 +23,12 @@ public struct ControlPlan: Hashable, Sendable {
     /// Every write, in order.
     public var writes: [Write] { batches.flatMap { $0 } }
 
-    /// Manual controls left alone because their automatic mode stays on (`--reset`, `--load`).
+    /// Manual controls left alone because their automatic mode stays on (reset, load).
     public var skipped: [String] = []
 
     /// How names that match no control, and manual values gated off, are treated.
     public enum Source: Sendable {
-        /// `--set` / `--control`: an unknown name is a usage error (64) and a gated manual value
+        /// single settings: an unknown name is a usage error (64) and a gated manual value
         /// is refused (69).
         case commandLine
         /// A saved profile or a restore: unknown names are refused (69) unless `ignoreUnknown`,
@@ -99,7 +99,7 @@ public struct ControlPlan: Hashable, Sendable {
         return ControlPlan(ordered: chosen, controls: controls, skipped: skipped)
     }
 
-    /// Every savable control back to its default: `--reset`. Manual values gated by an
+    /// Every savable control back to its default: reset. Manual values gated by an
     /// automatic mode whose default is on are left to the camera.
     public static func reset(controls: [CameraControl], device: String) throws(CaptureError) -> ControlPlan {
         // A string control has no default to query; the kernel starts one as `minimum` spaces.

@@ -33,7 +33,7 @@ public enum ControlValue: Hashable, Sendable, Codable, CustomStringConvertible {
     }
 }
 
-/// One `NAME=VALUE` as the user typed it (`--set`, `--control`): nothing is checked but the shape.
+/// One `NAME=VALUE` as the user typed it (single settings): nothing is checked but the shape.
 public struct ControlSetting: Hashable, Sendable, Codable {
     /// The control's name as typed; matched case-insensitively.
     public var name: String

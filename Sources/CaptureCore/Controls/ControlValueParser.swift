@@ -13,7 +13,7 @@ extension CameraControl {
 
     var isReadOnly: Bool { flags.contains("read-only") }
 
-    /// A control whose value can be read and written back: what `--reset` and `--save` cover.
+    /// A control whose value can be read and written back: what reset and save cover.
     public var isSavable: Bool {
         isScalar && type != "button" && !isReadOnly && !flags.contains("write-only")
     }

@@ -3,7 +3,7 @@ import Foundation
 /// One ALSA simple-mixer element of a microphone's card that bears on capture: a capture
 /// volume (raw units and dB), a capture switch, a capture source enum. Read by `ALSAMixer`.
 ///
-/// JSON (snake_case keys) is the `mixer` list of `capture controls --json` for a microphone.
+/// JSON (snake_case keys) is the `mixer` list of the `capture controls` JSON for a microphone.
 public struct MixerElement: Codable, Hashable, Sendable {
     /// One channel's state.
     public struct Channel: Codable, Hashable, Sendable {

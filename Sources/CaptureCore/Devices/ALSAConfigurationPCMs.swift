@@ -63,7 +63,7 @@ enum ALSAConfigurationPCMs {
     /// True when a configuration PCM is a microphone for `capture list`: one of the
     /// ``microphoneFamilies``, or defined in the user's own files (`userDefined`, the names
     /// ``ALSAUserConfiguration/pcmNames()`` finds). Every other configuration PCM is a plugin
-    /// definition a package installed (a rate converter, a mixer, `null`), listed only with `--all`.
+    /// definition a package installed (a rate converter, a mixer, `null`), listed only with the full listing.
     static func isMicrophone(_ name: String, userDefined: Set<String>) -> Bool {
         let family = family(name)
         return microphoneFamilies.contains(family) || userDefined.contains(family)

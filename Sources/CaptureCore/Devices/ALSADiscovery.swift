@@ -7,7 +7,7 @@ enum ALSADiscovery {
         /// configuration's microphones in its own order: role `microphone`.
         var microphones: [Device]
         /// The other configuration PCMs (plugin definitions packages install), in the
-        /// configuration's order: role `alsa-plugin`, for `capture list --all`.
+        /// configuration's order: role `alsa-plugin`, for `the full `capture list``.
         var plugins: [Device]
     }
 
@@ -56,7 +56,7 @@ enum ALSADiscovery {
     /// `hw:`/`plughw:` names are checked against the cards, by number or id, so `hw:1,0` and
     /// `hw:CARD=Loopback,DEV=0` give the same device (named in the `CARD=` form). Any other name
     /// must be a PCM the ALSA configuration defines; a plugin definition that `capture list`
-    /// shows only with `--all` opens as well, with role `alsa-plugin`.
+    /// shows only with the full listing opens as well, with role `alsa-plugin`.
     ///
     /// - Throws: `.deviceNotFound` listing the microphones `capture list` shows; `.notSupported`
     ///   for a card device that only plays.

@@ -1,16 +1,16 @@
 /// One camera, microphone or other capture-related node, as `capture list` shows it.
 ///
 /// A value type: it describes what was found at listing time and holds no open handle.
-/// Its JSON form (snake_case keys) is the documented `capture list --json` schema.
+/// Its JSON form (snake_case keys) is the documented the `capture list` JSON schema.
 public struct Device: Codable, Hashable, Sendable {
     /// What the device carries.
     public enum Kind: String, Codable, Sendable { case video, audio }
     /// Which API opens it.
     public enum API: String, Codable, Sendable { case v4l2, alsa, pulse, test, lavfi }
 
-    /// The position among cameras (video) or microphones (audio), as `--video N` / `--audio N`
-    /// take it; nil for the entries of ``DeviceList/other`` (shown with `--all`), so that
-    /// `--all` never shifts an index.
+    /// The position among cameras (video) or microphones (audio), as a device index
+    /// take it; nil for the entries of ``DeviceList/other`` (shown with the full listing), so that
+    /// the full listing never shifts an index.
     public var index: Int?
     /// The device argument that opens it: `/dev/video0`, `hw:CARD=Loopback,DEV=1`, `pulse:NAME`, `test`.
     public var name: String
@@ -182,7 +182,7 @@ public struct DeviceList: Codable, Hashable, Sendable {
     public var microphones: [Device]
     /// Devices that are neither, with `index` nil: V4L2 nodes that are not cameras (their role
     /// says what they are), then the ALSA configuration's other PCMs (role `alsa-plugin`).
-    /// Filled only when asked for (`--all`); empty otherwise.
+    /// Filled only when asked for (the full listing); empty otherwise.
     public var other: [Device]
 
     public init(cameras: [Device], microphones: [Device], other: [Device]) {

@@ -9,11 +9,11 @@ public enum DeviceDiscovery {
     /// - Parameters:
     ///   - includeOther: also return, in `other`, the V4L2 nodes that are not cameras (with
     ///     `video`) and the ALSA configuration's plugin PCMs that are not microphones (with
-    ///     `audio`), unnumbered (`--all`). The numbering of cameras and microphones is the same
+    ///     `audio`), unnumbered (the full listing). The numbering of cameras and microphones is the same
     ///     either way.
     ///   - video: include cameras.
     ///   - audio: include microphones.
-    /// - Returns: cameras and microphones numbered from 0 in the order `--video N` / `--audio N`
+    /// - Returns: cameras and microphones numbered from 0 in the order a device index
     ///   count them: hardware first (cameras by node number), the built-in test sources last.
     public static func list(includeOther: Bool = false, video: Bool = true, audio: Bool = true) -> DeviceList {
         var cameras: [Device] = []

@@ -34,7 +34,7 @@ final class PulseConnection {
     /// - Returns: nil when no server answers in time.
     ///
     /// What libpulse prints to stderr meanwhile (it reads client.conf and the cookie while it connects) goes to
-    /// the library log instead, shown with `--verbose`.
+    /// the library log instead, shown with verbose logging.
     init?(timeout: Duration = .milliseconds(800)) {
         guard let mainloop = pa_mainloop_new() else { return nil }
         guard let context = StandardErrorRoute.routing({ pa_context_new(pa_mainloop_get_api(mainloop), "capture") })

@@ -1,9 +1,9 @@
 /// The built-in test sources: a test pattern for video and a test tone for audio, produced by
 /// FFmpeg's lavfi and paced in real time like a real device.
 public enum TestSources {
-    /// The lavfi graph behind `--video test`: SMPTE-style bars with a moving element, 30 fps.
+    /// The lavfi graph behind the `test` video source: SMPTE-style bars with a moving element, 30 fps.
     public static let videoGraph = "testsrc2=size=640x480:rate=30"
-    /// The lavfi graph behind `--audio test`: a 1 kHz tone at 48 kHz.
+    /// The lavfi graph behind the `test` audio source: a 1 kHz tone at 48 kHz.
     public static let audioGraph = "sine=frequency=1000:sample_rate=48000"
 
     public static let video = Device(

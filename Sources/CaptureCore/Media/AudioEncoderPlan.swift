@@ -79,7 +79,7 @@ struct AudioEncoderPlan: Equatable, Sendable {
     var layout: ChannelLayout
     /// Bits per second for lossy codecs; 0: the encoder's default.
     var bitRate = 0
-    /// The sample format the file holds, as `--sample-format` names it (`s16`, `s24`, `s32`,
+    /// The sample format the file holds, as `SampleFormat` names it (`s16`, `s24`, `s32`,
     /// `flt`), or FFmpeg's name for the lossy codecs (`fltp`).
     var writtenFormat: String
     /// Lines to say once before recording (a rate the encoder does not take, resampled).
@@ -92,7 +92,7 @@ struct AudioEncoderPlan: Equatable, Sendable {
 enum AudioEncoderPlanner {
     /// The audio the encoder gets, after the recorder's own conversion.
     struct Input: Equatable {
-        /// The input's sample format (what the device delivers), as `--sample-format` names it.
+        /// The input's sample format (what the device delivers), as `SampleFormat` names it.
         var format: RecordingRequest.SampleFormat
         /// The rate to record, in Hz (requested or the device's).
         var sampleRate: Int
@@ -100,7 +100,7 @@ enum AudioEncoderPlanner {
         var channels: Int
     }
 
-    /// The `--sample-format` class of an FFmpeg PCM codec name (`pcm_s24le` is s24), or of a
+    /// The `SampleFormat` class of an FFmpeg PCM codec name (`pcm_s24le` is s24), or of a
     /// sample format name (`s32p` is s32); 8-bit and companded formats count as s16, 64-bit
     /// float as flt.
     static func format(ofCodec name: String) -> RecordingRequest.SampleFormat {
@@ -127,8 +127,8 @@ enum AudioEncoderPlanner {
     ///
     /// - Parameters:
     ///   - device: the microphone's name, for messages.
-    ///   - requested: `--sample-format`, or nil to keep the input's (as near as the codec holds).
-    /// - Throws: `.usage` (64) for a `--sample-format` the codec or container cannot hold;
+    ///   - requested: `SampleFormat`, or nil to keep the input's (as near as the codec holds).
+    /// - Throws: `.usage` (64) for a `SampleFormat` the codec or container cannot hold;
     ///   `.notSupported` (69) for a channel count the encoder cannot hold, naming the counts it
     ///   takes and how to keep them all.
     static func plan(

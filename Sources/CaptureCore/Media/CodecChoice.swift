@@ -1,6 +1,6 @@
 internal import CFFmpeg
 
-/// Which FFmpeg codec and encoder stand behind a `--codec` / `--audio-codec` choice, and whether a
+/// Which FFmpeg codec and encoder stand behind a video or audio codec choice, and whether a
 /// container can hold it (`avformat_query_codec`).
 enum CodecChoice {
     /// The codec id a video choice writes into `container`; nil for `copy` (the input's).

@@ -1,11 +1,11 @@
 internal import CFFmpeg
 
-/// The names `record` takes for `--pixel-format` and `--input-format`, from the linked FFmpeg, so
+/// The names `record` takes for pixel formats and input formats, from the linked FFmpeg, so
 /// the shell completions and the manual offer what this build accepts.
 public enum FormatNames {
     /// Pixel formats a recording can be converted to: the ones libswscale writes
     /// (`sws_isSupportedOutput` over `av_pix_fmt_desc_next`), hardware formats left out. The 4:2:0
-    /// ones libx264 takes come first, in its order, since `--codec h264` takes only those.
+    /// ones libx264 takes come first, in its order, since H.264 (`VideoCodec.h264`) takes only those.
     public static var recordablePixelFormats: [String] {
         let x264 = PixelFormat.x264Formats420.map(\.name)
         var others: [String] = []

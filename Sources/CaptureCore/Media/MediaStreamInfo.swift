@@ -2,7 +2,7 @@ internal import CFFmpeg
 
 /// What one stream of a source produces, as the source's demuxer reports it after opening.
 ///
-/// JSON (snake_case keys) is part of `capture probe --json` for `test` and `lavfi:` sources.
+/// JSON (snake_case keys) is part of the `capture probe` JSON for `test` and `lavfi:` sources.
 public struct MediaStreamInfo: Codable, Hashable, Sendable {
     public enum Kind: String, Codable, Sendable { case video, audio, other }
 

@@ -68,7 +68,7 @@ final class OutputContainer {
         return Int(stream.pointee.index)
     }
 
-    /// Adds a stream whose packets are copied from an input stream as they are (`--codec copy`).
+    /// Adds a stream whose packets are copied from an input stream as they are (`VideoCodec.copy`).
     ///
     /// - Parameter timeBase: the stream's time base, in which `write` takes the packets' times.
     func addStream(copying input: InputContainer, stream index: Int, timeBase: Rational) throws(FFmpegError) -> Int {

@@ -73,7 +73,7 @@ public enum AudioFormatChoice {
     ///   - channels: the requested channel count, or nil.
     /// - Throws: `.notSupported` when the device offers no format FFmpeg can read and has no
     ///   plug form, or no rate or channel count at all; `.usage` for a rate or count below 1.
-    ///   - sampleFormat: the sample format to record (`--sample-format`), or nil: a device that
+    ///   - sampleFormat: the sample format to record (`SampleFormat`), or nil: a device that
     ///     offers it natively is opened in it (s24 prefers S24_3LE, then S32_LE), so nothing is
     ///     converted; otherwise the usual order applies and the recorder converts.
     public static func choose(

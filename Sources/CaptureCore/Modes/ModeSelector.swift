@@ -1,8 +1,8 @@
 internal import CFFmpeg
 import Foundation
 
-/// What the user asked of a camera: `--video-size`, `--framerate`, `--input-format`, and whether
-/// the camera's compressed packets are to be copied (`--codec copy`).
+/// What the user asked of a camera: the frame size, frame rate and input format, and whether
+/// the camera's compressed packets are to be copied (`VideoCodec.copy`).
 public struct VideoRequest: Hashable, Sendable {
     public var frameSize: FrameDimensions?
     /// Frames per second.
@@ -221,7 +221,7 @@ public enum ModeSelector {
             || isFFmpegFormatName(wanted.lowercased())
     }
 
-    /// The error for `--input-format name` with a source that has one fixed format (the test
+    /// The error for an input format with a source that has one fixed format (the test
     /// pattern, a lavfi graph): `.usage` (64) for a name that is no format, else `.notSupported`
     /// (69) saying what the source delivers.
     static func fixedFormatError(_ name: String, device: String, delivers: String) -> CaptureError {

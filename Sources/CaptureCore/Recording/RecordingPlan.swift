@@ -27,7 +27,7 @@ public struct RecordingPlan: Sendable {
         var source: InputSource
         /// The chosen camera mode (V4L2); nil for the test pattern and lavfi graphs.
         public var mode: VideoMode? { source.mode }
-        /// What is written: `.copy` also when `--codec h264` meets a camera sending H.264 of its
+        /// What is written: `.copy` also when H.264 (`VideoCodec.h264`) meets a camera sending H.264 of its
         /// own and nothing asks for re-encoding (`copiesCameraStream`).
         public var codec: RecordingRequest.VideoCodec
         /// The codec asked for (or the container's default), as the summary names the encoder.
@@ -57,7 +57,7 @@ public struct RecordingPlan: Sendable {
         var encoder: AudioEncoderPlan?
     }
 
-    /// What `--control`, `--controls-from` and `--restore-controls` ask of the camera.
+    /// What the request asks of the camera's controls: single settings, a profile, restoring them.
     public struct Controls: Sendable {
         public var settings: [ControlSetting]
         public var profile: String?

@@ -18,7 +18,7 @@ public struct RecordingRequest: Sendable {
         case aac, opus, pcm, flac
     }
 
-    /// The sample format PCM and FLAC audio is written in (`--sample-format`).
+    /// The sample format PCM and FLAC audio is written in (`SampleFormat`).
     public enum SampleFormat: String, Sendable, CaseIterable, Codable {
         /// 16-bit integer.
         case s16
@@ -66,11 +66,11 @@ public struct RecordingRequest: Sendable {
     public var force: Bool
     /// Seconds without data from a live device before it counts as stalled.
     public var stallTimeout: Double
-    /// Camera controls to set before streaming (`--control NAME=VALUE`), on top of the profile.
+    /// Camera controls to set before streaming (single settings), on top of the profile.
     public var controls: [ControlSetting] = []
-    /// A profile from `capture controls --save` to apply before streaming (`--controls-from`).
+    /// A profile from `capture controls` saving to apply before streaming (a profile).
     public var controlsProfile: String?
-    /// Put the controls back as they were when the recording ends (`--restore-controls`).
+    /// Put the controls back as they were when the recording ends (restoring).
     public var restoreControls = false
 
     public init(

@@ -1,4 +1,4 @@
-/// What a finished recording wrote and what happened on the way: the `--json` summary of
+/// What a finished recording wrote and what happened on the way: the JSON summary of
 /// `capture record` (snake_case keys).
 public struct RecordingSummary: Codable, Hashable, Sendable {
     /// Frames that never reached the file, by cause.
@@ -23,7 +23,7 @@ public struct RecordingSummary: Codable, Hashable, Sendable {
         public var width: Int
         public var height: Int
         public var pixelFormat: String
-        /// Frames per second asked for with --framerate, if any.
+        /// Frames per second asked for as the frame rate, if any.
         public var frameRateRequested: Rational?
         /// Frames per second the stream is written at.
         public var frameRate: Rational
@@ -51,7 +51,7 @@ public struct RecordingSummary: Codable, Hashable, Sendable {
         public var sampleRate: Int
         public var channels: Int
         /// The sample format written: `s16`, `s24`, `s32` or `flt` for PCM and FLAC (as
-        /// `--sample-format` names them), the encoder's (`fltp`) for AAC and Opus.
+        /// `SampleFormat` names them), the encoder's (`fltp`) for AAC and Opus.
         public var sampleFormat: String
         /// The channel layout written, as FFmpeg names it: `mono`, `stereo`, `4.0`, `5.1`,
         /// `10 channels` (unspecified order).

@@ -43,17 +43,17 @@ final class VideoPath {
     var corrupt: Int { tally.corrupt }
     var gaps: Int { tally.gaps }
     var droppedTotal: Int { tally.dropped }
-    /// True when packets go to the muxer as the camera sent them (`--codec copy`, or a camera's
+    /// True when packets go to the muxer as the camera sent them (`VideoCodec.copy`, or a camera's
     /// own H.264 that nothing asked to re-encode).
     var copies: Bool { encoder == nil }
     /// Frames per second the camera delivers when it runs steadily below the nominal rate.
     var deliveredRate: Double? { tally.deliveredRate }
-    /// The payload size of a raw input frame that is written exactly as it came (`--codec raw` with
+    /// The payload size of a raw input frame that is written exactly as it came (`VideoCodec.raw` with
     /// the camera's own size and pixel format); nil when frames must be decoded and converted.
     var passThroughSize: Int?
 
     /// - Parameters:
-    ///   - decoder, encoder: nil for `--codec copy`.
+    ///   - decoder, encoder: nil for `VideoCodec.copy`.
     ///   - input: what the camera sends: whether it needs a keyframe to start, whether it is JPEG.
     init(
         stream: Int, rate: Rational, decoder: Decoder?, encoder: EncodedStream?, converter: PictureConverter,

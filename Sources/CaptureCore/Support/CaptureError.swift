@@ -9,7 +9,7 @@ public enum CaptureError: Error, Equatable, Sendable, CustomStringConvertible {
     case usage(OptionText)
     /// No device of that name (exit 66). `valid` lists names that would work.
     case deviceNotFound(device: String, valid: [String], hint: OptionText?)
-    /// The name is a device of the other kind (an ALSA name given as `--video`) (exit 66).
+    /// The name is a device of the other kind (an ALSA name given as the video device) (exit 66).
     /// `what` says what it is ("an ALSA microphone name"); `valid` lists the devices of the kind
     /// asked for, `validKind` names them ("cameras").
     case wrongKind(device: String, what: String, valid: [String], validKind: String)

@@ -22,10 +22,10 @@ public final class LibraryLog: Sendable {
     /// Routes FFmpeg's log (`av_log_set_callback`) and libasound's (`snd_lib_error_set_handler`)
     /// here. Call once at start-up, before opening any device.
     ///
-    /// - Parameter verbose: also print every line to stderr, as `--verbose` asks.
+    /// - Parameter verbose: also print every line to stderr, as verbose logging asks.
     public func install(verbose: Bool) {
         self.verbose.withLock { $0 = verbose }
-        // Without --verbose, FFmpeg need not even format its informational lines.
+        // Without verbose logging, FFmpeg need not even format its informational lines.
         av_log_set_level(verbose ? AV_LOG_VERBOSE : AV_LOG_WARNING)
         CShim_install_av_log_sink { level, line in
             guard let line else { return }
@@ -37,7 +37,7 @@ public final class LibraryLog: Sendable {
         }
     }
 
-    /// Records a line of capture's own at FFmpeg's verbose level: shown with `--verbose` only.
+    /// Records a line of capture's own at FFmpeg's verbose level: shown with verbose logging only.
     func verbose(_ line: String) { record(level: AV_LOG_VERBOSE, line: line) }
 
     func record(level: Int32, line: String) {
@@ -56,7 +56,7 @@ public final class LibraryLog: Sendable {
     }
 
     /// The line without FFmpeg's context prefixes (`[lavfi @ 0x5637...] `), which name an object
-    /// address that means nothing to a user; `--verbose` still shows them.
+    /// address that means nothing to a user; verbose logging still shows them.
     static func withoutContext(_ line: String) -> String {
         var rest = Substring(line)
         while rest.hasPrefix("["), let close = rest.firstIndex(of: "]"), rest[..<close].contains(" @ ") {

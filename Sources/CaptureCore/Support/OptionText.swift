@@ -1,15 +1,15 @@
 /// A setting of a request that an error can point at, named by whoever shows the error.
 ///
 /// The library says what a setting is (`RequestOption.frameLimit`); a front end says how it is
-/// spelled there (`capture` writes `--frames`). Messages hold these values, not flag names, so a
+/// spelled there (`capture` writes a flag for it). Messages hold these values, not flag names, so a
 /// program using `CaptureCore` words its errors in its own terms.
 public enum RequestOption: String, Sendable, Hashable, CaseIterable {
     case video, audio, output, videoSize, frameRate, inputFormat, pixelFormat, videoCodec, crf, preset, bitRate
     case sampleRate, channels, audioCodec, sampleFormat, duration, frameLimit, force, stallTimeout
     case control, controlsProfile, restoreControls
-    /// Saving a camera's controls to a profile (`capture controls --save`).
+    /// Saving a camera's controls to a profile.
     case saveControls
-    /// Loading a profile onto a camera (`capture controls --load`).
+    /// Loading a profile onto a camera.
     case loadControls
 
     /// The words a message uses when nobody names the options: "the frame limit".
@@ -47,7 +47,7 @@ public enum RequestOption: String, Sendable, Hashable, CaseIterable {
 ///
 /// Written like a string: `"\(.frameLimit) needs a video source (\(.video))"`, or with a value,
 /// `"use \(.videoCodec, "h264")"`. `description` uses `RequestOption.plainName`; a front end calls
-/// `rendered(naming:)` with its own spelling (`--frames`, `--codec h264`).
+/// `rendered(naming:)` with its own spelling.
 public struct OptionText: Sendable, Hashable, CustomStringConvertible, ExpressibleByStringInterpolation {
     enum Part: Sendable, Hashable {
         case text(String)

@@ -7,7 +7,7 @@ import Glibc
 /// unusable), and its `PULSE_LOG` setting can raise its log level but never lower it below
 /// errors; without a public way to replace its log target, descriptor 2 is pointed at a
 /// temporary file for the duration of the call and the lines are logged as warnings (shown with
-/// `--verbose`, never folded into our error messages).
+/// verbose logging, never folded into our error messages).
 enum StandardErrorRoute {
     /// Descriptor 2 belongs to the whole process: one route at a time. Recursive, since a routed
     /// ALSA lookup may open a routed libpulse connection; the inner route restores the outer one.
