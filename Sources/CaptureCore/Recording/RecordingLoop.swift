@@ -48,26 +48,14 @@ struct RecordingLoop {
             case .idle:
                 break
             }
-            let after = SessionClock.now()
-            if failure == nil, !policy.stopping,
-                let stalled = watch.stalled(now: after, queue: s.queue, video: s.video, audio: s.audio, endedLanes: ended)
-            {
-                failure = .io(
-                    subject: stalled.device,
-                    reason: "\(stalled.lacking) for \(Self.seconds(s.plan.stallTimeout)) s; the device stalled. "
-                        + (s.output.headerWritten
-                            ? "The file is finalized up to there" : "Nothing was recorded; no file was written"))
-            }
-            if failure == nil, flush.due(after) {
-                do throws(FFmpegError) { try s.output.flush() } catch { failure = s.writeError(error) }
-            }
-            if failure == nil, let onProgress = s.onProgress,
-                let snapshot = progress.tick(now: after, video: s.video?.path, bytes: s.output.bytesWritten)
-            {
-                onProgress(snapshot)
+            if failure == nil {
+                failure = housekeeping(
+                    now: SessionClock.now(), stalls: policy.stopping ? nil : watch, ended: ended, flush: &flush,
+                    progress: &progress)
             }
         }
         if failure == nil && !policy.stopping {
+            // The inputs ended by themselves: at the limit the request set, or before it.
             if s.plan.frameLimit != nil && s.video?.path.done == true {
                 policy.reason = .frames
             } else if s.plan.duration != nil && [s.video?.path.done, s.audio?.path.done].allSatisfy({ $0 ?? true })
@@ -85,6 +73,32 @@ struct RecordingLoop {
         let result = try s.finalize(
             failure: failure, stopReason: failure == nil ? policy.reason : .error, startOffset: start.offset)
         return .recorded(result)
+    }
+
+    /// Between packets: a stalled device ends the recording, the file is flushed twice a second,
+    /// the progress line is fed four times a second.
+    ///
+    /// - Returns: the error that ends the recording, if any.
+    private func housekeeping(
+        now: Int64, stalls: StallWatch?, ended: Set<Int>, flush: inout Cadence, progress: inout ProgressMeter
+    ) -> CaptureError? {
+        let s = session
+        if let stalled = stalls?.stalled(now: now, queue: s.queue, video: s.video, audio: s.audio, endedLanes: ended) {
+            return .io(
+                subject: stalled.device,
+                reason: "\(stalled.lacking) for \(Self.seconds(s.plan.stallTimeout)) s; the device stalled. "
+                    + (s.output.headerWritten
+                        ? "The file is finalized up to there" : "Nothing was recorded; no file was written"))
+        }
+        if flush.due(now) {
+            do throws(FFmpegError) { try s.output.flush() } catch { return s.writeError(error) }
+        }
+        if let onProgress = s.onProgress,
+            let snapshot = progress.tick(now: now, video: s.video?.path, bytes: s.output.bytesWritten)
+        {
+            onProgress(snapshot)
+        }
+        return nil
     }
 
     /// Hands a packet to its track.
