@@ -3,7 +3,7 @@ import Foundation
 /// Who a camera is, as far as it can tell across re-plugs: what a saved profile records so it is
 /// loaded only onto the same model.
 ///
-/// JSON (snake_case keys) is the `device` object of a `capture controls` saving profile.
+/// JSON (snake_case keys) is the `device` object of a controls profile `capture controls` saves.
 public struct CameraIdentity: Codable, Hashable, Sendable {
     /// The node the profile was made from (`/dev/video0`); informative only, numbers change.
     public var path: String
@@ -86,8 +86,8 @@ struct CapabilityNames {
     var busInfo: String
 }
 
-/// A saved set of control values: `capture controls` saving writes it, loading and
-/// `record` apply it.
+/// A saved set of control values: `capture controls` saves it, loads it, and `record`
+/// applies it.
 ///
 /// JSON (snake_case keys): `{"format": "capture-controls", "version": 1, "device": CameraIdentity,
 /// "controls": [{"name": "brightness", "value": 128}, ...]}`, values as numbers (menus by index)

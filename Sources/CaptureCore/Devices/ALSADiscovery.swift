@@ -7,7 +7,7 @@ enum ALSADiscovery {
         /// configuration's microphones in its own order: role `microphone`.
         var microphones: [Device]
         /// The other configuration PCMs (plugin definitions packages install), in the
-        /// configuration's order: role `alsa-plugin`, for `the full `capture list``.
+        /// configuration's order: role `alsa-plugin`, for the full listing of `capture list`.
         var plugins: [Device]
     }
 

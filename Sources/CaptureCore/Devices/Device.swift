@@ -1,7 +1,7 @@
 /// One camera, microphone or other capture-related node, as `capture list` shows it.
 ///
 /// A value type: it describes what was found at listing time and holds no open handle.
-/// Its JSON form (snake_case keys) is the documented the `capture list` JSON schema.
+/// Its JSON form (snake_case keys) is the documented schema of `capture list`'s JSON.
 public struct Device: Codable, Hashable, Sendable {
     /// What the device carries.
     public enum Kind: String, Codable, Sendable { case video, audio }
@@ -9,7 +9,7 @@ public struct Device: Codable, Hashable, Sendable {
     public enum API: String, Codable, Sendable { case v4l2, alsa, pulse, test, lavfi }
 
     /// The position among cameras (video) or microphones (audio), as a device index
-    /// take it; nil for the entries of ``DeviceList/other`` (shown with the full listing), so that
+    /// counts it; nil for the entries of ``DeviceList/other`` (shown with the full listing), so that
     /// the full listing never shifts an index.
     public var index: Int?
     /// The device argument that opens it: `/dev/video0`, `hw:CARD=Loopback,DEV=1`, `pulse:NAME`, `test`.

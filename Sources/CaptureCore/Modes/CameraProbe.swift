@@ -2,7 +2,7 @@
 /// frame sizes and intervals, the current mode, and the controls.
 ///
 /// A value type filled by `CameraProber` from VIDIOC_* answers; its JSON form (snake_case keys)
-/// is the documented the `capture probe` JSON schema for cameras. Mode selection works on it
+/// is the documented schema of `capture probe`'s JSON for cameras. Mode selection works on it
 /// alone, so tests can feed recorded answers.
 public struct CameraProbe: Codable, Hashable, Sendable {
     /// The node path, e.g. `/dev/video0`.

@@ -27,7 +27,7 @@ public struct RecordingPlan: Sendable {
         var source: InputSource
         /// The chosen camera mode (V4L2); nil for the test pattern and lavfi graphs.
         public var mode: VideoMode? { source.mode }
-        /// What is written: `.copy` also when H.264 (`VideoCodec.h264`) meets a camera sending H.264 of its
+        /// What is written: `.copy` also when H.264 encoding meets a camera sending H.264 of its
         /// own and nothing asks for re-encoding (`copiesCameraStream`).
         public var codec: RecordingRequest.VideoCodec
         /// The codec asked for (or the container's default), as the summary names the encoder.

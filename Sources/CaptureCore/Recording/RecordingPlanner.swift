@@ -153,7 +153,7 @@ public enum RecordingPlanner {
         return plan
     }
 
-    /// True when H.264 (`VideoCodec.h264`) from a camera that sends H.264 itself writes the camera's stream as
+    /// True when H.264 asked of a camera that sends H.264 itself writes the camera's stream as
     /// it is: nothing asks for re-encoding (no crf, bit rate, preset or pixel format), so a decode
     /// and a second lossy encode would only cost CPU and quality.
     static func copiesCameraStream(

@@ -66,11 +66,11 @@ public struct RecordingRequest: Sendable {
     public var force: Bool
     /// Seconds without data from a live device before it counts as stalled.
     public var stallTimeout: Double
-    /// Camera controls to set before streaming (single settings), on top of the profile.
+    /// Camera controls to set before streaming, one by one, on top of the profile.
     public var controls: [ControlSetting] = []
-    /// A profile from `capture controls` saving to apply before streaming (a profile).
+    /// A profile `capture controls` saved, to apply before streaming.
     public var controlsProfile: String?
-    /// Put the controls back as they were when the recording ends (restoring).
+    /// Put the controls back as they were when the recording ends.
     public var restoreControls = false
 
     public init(

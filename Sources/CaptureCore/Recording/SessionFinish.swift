@@ -48,7 +48,7 @@ extension RecordingSession {
     private var videoSummary: RecordingSummary.Video? {
         guard let video, let planned = plan.video else { return nil }
         let path = video.path
-        // A camera's own H.264 may be copied although H.264 (`VideoCodec.h264`) was asked.
+        // A camera's own H.264 may be copied although H.264 encoding was asked.
         let codec = path.copies ? "copy" : CodecChoice.encoderName(planned.requestedCodec, in: plan.container)
         var summary = RecordingSummary.Video(
             device: video.device,
