@@ -13,8 +13,8 @@ public enum DeviceDiscovery {
     ///     either way.
     ///   - video: include cameras.
     ///   - audio: include microphones.
-    /// - Returns: cameras and microphones numbered from 0 in the order a device index
-    ///   count them: hardware first (cameras by node number), the built-in test sources last.
+    /// - Returns: cameras and microphones numbered from 0 in the order device indices
+    ///   count them in: hardware first (cameras by node number), the built-in test sources last.
     public static func list(includeOther: Bool = false, video: Bool = true, audio: Bool = true) -> DeviceList {
         var cameras: [Device] = []
         var other: [Device] = []
