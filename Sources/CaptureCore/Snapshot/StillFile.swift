@@ -1,0 +1,79 @@
+import Foundation
+
+/// Writes a picture file the way recordings are written: into a hidden file beside the target
+/// (`.NAME.capture-PID`), pushed to disk, then moved to its name in one step, so a name never
+/// holds half a picture and an existing file is replaced only with `--force`.
+enum StillFile {
+    /// Refuses, before any device is opened, an output that exists (without `replacing`), is a
+    /// folder, or lies in a folder that is missing or not writable.
+    ///
+    /// - Throws: `CaptureError.outputExists` or `.cannotCreate` (73).
+    static func check(_ path: String, replacing: Bool) throws(CaptureError) {
+        var status = stat()
+        if lstat(path, &status) == 0 {
+            if status.st_mode & S_IFMT == S_IFDIR { throw .cannotCreate(path: path, reason: "it is a directory") }
+            if !replacing { throw .outputExists(path: path) }
+        }
+        try checkFolder(of: path)
+    }
+
+    /// Refuses a path whose folder is missing or not writable (73).
+    static func checkFolder(of path: String) throws(CaptureError) {
+        let folder = (path as NSString).deletingLastPathComponent
+        let parent = folder.isEmpty ? "." : folder
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw .cannotCreate(path: path, reason: "the directory \(parent) does not exist")
+        }
+        if access(parent, W_OK) != 0 {
+            throw .cannotCreate(path: path, reason: "the directory \(parent) is not writable")
+        }
+    }
+
+    /// Writes `bytes` to `path` (`open(2)`, `write(2)`, `fsync(2)`, then `rename(2)` when
+    /// replacing, else `link(2)` and `unlink(2)`, which fail with `EEXIST` if the name was taken
+    /// meanwhile). A FIFO or device given with `replacing` is written to directly.
+    ///
+    /// - Throws: `.outputExists` (73) when `path` exists and `replacing` is false;
+    ///   `.cannotCreate` (73) when the hidden file cannot be made; `.io` (74) when writing fails
+    ///   (a full disk). The hidden file is removed on failure; `path` is never touched then.
+    static func write(_ bytes: [UInt8], to path: String, replacing: Bool) throws(CaptureError) {
+        var status = stat()
+        let special = replacing && stat(path, &status) == 0 && status.st_mode & S_IFMT != S_IFREG
+        let folder = (path as NSString).deletingLastPathComponent
+        let hidden = ".\((path as NSString).lastPathComponent).capture-\(getpid())"
+        let temporary = folder.isEmpty ? hidden : (folder as NSString).appendingPathComponent(hidden)
+        let target = special ? path : temporary
+        let descriptor = special ? open(target, O_WRONLY | O_CLOEXEC) : open(target, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
+        guard descriptor >= 0 else {
+            throw .cannotCreate(path: path, reason: String(cString: strerror(errno)))
+        }
+        var written = 0
+        var failure: Int32 = 0
+        bytes.withUnsafeBytes { buffer in
+            while written < buffer.count {
+                let count = Glibc.write(descriptor, buffer.baseAddress! + written, buffer.count - written)
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    failure = errno
+                    return
+                }
+                written += count
+            }
+        }
+        if failure == 0 && !special && fsync(descriptor) != 0 { failure = errno }
+        if close(descriptor) != 0 && failure == 0 { failure = errno }
+        if failure != 0 {
+            if !special { unlink(temporary) }
+            throw .io(subject: path, reason: "writing the picture failed: \(String(cString: strerror(failure)))")
+        }
+        if special { return }
+        let moved = replacing ? rename(temporary, path) : link(temporary, path)
+        let cause = errno
+        if !replacing || moved != 0 { unlink(temporary) }
+        if moved != 0 {
+            if cause == EEXIST { throw .outputExists(path: path) }
+            throw .cannotCreate(path: path, reason: String(cString: strerror(cause)))
+        }
+    }
+}
