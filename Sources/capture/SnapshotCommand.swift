@@ -40,6 +40,7 @@ struct SnapshotCommand: Command {
             .option(
                 "--stall-timeout", "seconds", help: "End with exit 74 when the camera sends nothing for this long.",
                 default: "5"),
+            .waitOption,
             .flag("--force", help: "Overwrite pictures that exist."),
             .json,
             .flag("--quiet", help: "Print nothing but errors (and the --json summary)."),
@@ -58,6 +59,8 @@ struct SnapshotCommand: Command {
     var request: SnapshotRequest
     var json: Bool
     var quiet: Bool
+    /// `--wait`, when given.
+    var wait: DeviceWaitOption?
 
     init(_ arguments: ParsedArguments) throws {
         func fail(_ message: String) -> UsageError { UsageError(message: message, command: Self.spec) }
@@ -94,12 +97,14 @@ struct SnapshotCommand: Command {
         if request.count > 1 { _ = try OutputTemplate(request.output, utc: request.utc) }
         json = arguments.flag("--json")
         quiet = arguments.flag("--quiet")
+        wait = try DeviceWaitOption(arguments, command: Self.spec)
     }
 
     func run() throws -> Int32 {
         let stop = StopSignal()
         stop.installHandlers()
         signal(SIGPIPE, SIG_IGN)
+        if let wait, !(try wait.run([(request.device, .video)], stop: stop, quiet: quiet)) { return 0 }
         let summary = try Snapshooter(request: request, stop: stop).run()
         if json {
             try printJSON(summary)

@@ -40,10 +40,5 @@ final class ReadWatchdog: Sendable {
     /// Ends the watching thread (within 50 ms).
     func finish() { finished.store(true, ordering: .releasing) }
 
-    /// CLOCK_MONOTONIC in microseconds.
-    static func now() -> Int64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Int64(time.tv_sec) * 1_000_000 + Int64(time.tv_nsec) / 1000
-    }
+    static func now() -> Int64 { MonotonicClock.microseconds() }
 }
