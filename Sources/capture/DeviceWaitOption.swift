@@ -38,7 +38,9 @@ struct DeviceWaitOption {
             if !quiet { printError(line + "\n") }
         }
         if outcome == .stopped {
-            printError("capture: stopped by \(StopSignal.name(of: stop.signal)) while waiting for the device; nothing written\n")
+            printError(
+                "capture: stopped by \(StopSignal.name(of: stop.signal)) while waiting for the device; nothing written\n"
+            )
             return false
         }
         return true

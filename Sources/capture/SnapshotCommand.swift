@@ -20,13 +20,17 @@ struct SnapshotCommand: Command {
             stop it; the pictures taken so far stay and the exit status is 0.
             """,
         arguments: [
-            ArgumentSpec(name: "device", help: "Camera: index or name from 'capture list', 'test', or lavfi:GRAPH.", kind: .device(.video)),
             ArgumentSpec(
-                name: "output", help: "The picture to write, or a template with --count; the extension chooses the format.",
+                name: "device", help: "Camera: index or name from 'capture list', 'test', or lavfi:GRAPH.",
+                kind: .device(.video)),
+            ArgumentSpec(
+                name: "output",
+                help: "The picture to write, or a template with --count; the extension chooses the format.",
                 kind: .file(extensions: StillFormat.extensions)),
         ],
         options: [
-            .option("--video-size", "WxH", help: "Frame size to ask the camera for, e.g. 1280x720.", default: "the largest"),
+            .option(
+                "--video-size", "WxH", help: "Frame size to ask the camera for, e.g. 1280x720.", default: "the largest"),
             .option(
                 "--input-format", "format", help: "The camera's format, as FFmpeg names it (yuyv422, mjpeg, h264).",
                 kind: .choices(FormatNames.cameraInputFormats)),

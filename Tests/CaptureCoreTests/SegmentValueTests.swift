@@ -146,7 +146,8 @@ import Testing
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("retention-\(getpid())-\(UUID())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        for name in ["cam-0001.mp4", "cam-0002.mp4", ".cam-0003.mp4.capture-1", "cam.mp4", "cam-0001.mkv", "other.mp4"] {
+        for name in ["cam-0001.mp4", "cam-0002.mp4", ".cam-0003.mp4.capture-1", "cam.mp4", "cam-0001.mkv", "other.mp4"]
+        {
             try Data(count: 10).write(to: folder.appendingPathComponent(name))
         }
         try FileManager.default.createDirectory(
@@ -155,9 +156,10 @@ import Testing
         try Data(count: 20).write(to: URL(fileURLWithPath: elsewhere))
         let template = try OutputTemplate(folder.path + "/cam.mp4")
         let listed = SeriesFile.list(template: template, written: [elsewhere])
-        #expect(listed.map { ($0.path as NSString).lastPathComponent }.sorted() == [
-            "cam-0001.mp4", "cam-0002.mp4", "kept-elsewhere.mp4",
-        ])
+        #expect(
+            listed.map { ($0.path as NSString).lastPathComponent }.sorted() == [
+                "cam-0001.mp4", "cam-0002.mp4", "kept-elsewhere.mp4",
+            ])
         #expect(listed.first { $0.path == elsewhere }?.bytes == 20)
     }
 }

@@ -31,12 +31,16 @@ import Testing
         let result = try BuiltBinary.run(["record", "--video", node, "--wait", "1.5", scratch.path("x.mkv")])
         let elapsed = Date().timeIntervalSince(start)
         #expect(result.status == 66, "\(result.stderr)")
-        #expect(result.stderr.contains("Waiting for camera \(node), which is not there yet (up to 1.5 s"), "\(result.stderr)")
+        #expect(
+            result.stderr.contains("Waiting for camera \(node), which is not there yet (up to 1.5 s"),
+            "\(result.stderr)")
         #expect(result.stderr.contains("still not there after waiting 1.5 s (--wait)"), "\(result.stderr)")
         #expect(elapsed >= 1.5 && elapsed < 6, "\(elapsed)")
         let microphone = try BuiltBinary.run(["snapshot", "--wait=1", "/dev/v4l/by-id/never", scratch.path("x.png")])
         #expect(microphone.status == 66, "\(microphone.stderr)")
-        let card = try BuiltBinary.run(["record", "--audio", "hw:CARD=NeverThere", "--wait", "1", scratch.path("x.wav")])
+        let card = try BuiltBinary.run([
+            "record", "--audio", "hw:CARD=NeverThere", "--wait", "1", scratch.path("x.wav"),
+        ])
         #expect(card.status == 66, "\(card.stderr)")
         #expect(card.stderr.contains("Waiting for microphone hw:CARD=NeverThere"), "\(card.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).isEmpty)

@@ -66,7 +66,8 @@ import Testing
         let ours = try Data(contentsOf: URL(fileURLWithPath: file))
         #expect(ours == (try Data(contentsOf: URL(fileURLWithPath: reference))))
         let other = scratch.path("g.ppm")
-        #expect(try BuiltBinary.run(["snapshot", "lavfi:testsrc=size=160x120:rate=10", "--skip", "4", other]).status == 0)
+        #expect(
+            try BuiltBinary.run(["snapshot", "lavfi:testsrc=size=160x120:rate=10", "--skip", "4", other]).status == 0)
         #expect(ours != (try Data(contentsOf: URL(fileURLWithPath: other))))
     }
 
@@ -166,7 +167,8 @@ import Testing
     func badInput(arguments: [String], status: Int32, message: String) throws {
         let scratch = try RecordScratch()
         let result = try BuiltBinary.run(
-            ["snapshot"] + arguments.map { $0.hasSuffix("png") || $0.hasSuffix("gif") || $0 == "x" ? scratch.path($0) : $0 })
+            ["snapshot"]
+                + arguments.map { $0.hasSuffix("png") || $0.hasSuffix("gif") || $0 == "x" ? scratch.path($0) : $0 })
         #expect(result.status == status, "\(result.stderr)")
         #expect(result.stderr.contains(message), "\(result.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).isEmpty)

@@ -50,7 +50,9 @@ public enum DeviceWait {
                 // Said once the device is there, whether it then opens or not.
                 func appeared() {
                     if let waitedSince {
-                        report("\(describe(name, kind)) is there (after \(String(format: "%.1f", elapsed() - waitedSince)) s)")
+                        report(
+                            "\(describe(name, kind)) is there (after \(String(format: "%.1f", elapsed() - waitedSince)) s)"
+                        )
                     }
                 }
                 do {

@@ -45,7 +45,9 @@ public struct OutputTemplate: Hashable, Sendable {
         while index < name.endIndex {
             if name[index] == "%" {
                 let next = name.index(after: index)
-                guard next < name.endIndex else { throw .usage("\(pattern): a '%' ends the template; write %% for a '%'") }
+                guard next < name.endIndex else {
+                    throw .usage("\(pattern): a '%' ends the template; write %% for a '%'")
+                }
                 let field = name[next]
                 if field == "n" || Self.timeFields.contains(field) {
                     fields += 1

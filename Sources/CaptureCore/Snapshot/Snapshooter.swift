@@ -65,9 +65,11 @@ public final class Snapshooter {
         let decoder = try media("opening the video decoder") { () throws(FFmpegError) in
             try Decoder(input: input, stream: index)
         }
-        let filter = try copies ? media("opening the mjpeg2jpeg filter") { () throws(FFmpegError) in
-            try BitstreamFilter("mjpeg2jpeg", input: input, stream: index)
-        } : nil
+        let filter =
+            try copies
+            ? media("opening the mjpeg2jpeg filter") { () throws(FFmpegError) in
+                try BitstreamFilter("mjpeg2jpeg", input: input, stream: index)
+            } : nil
         let encoder = StillEncoder(format: format)
         let timeBase = info.timeBase.doubleValue
         var summary = SnapshotSummary(
@@ -92,7 +94,9 @@ public final class Snapshooter {
                 guard try input.read(into: packet) else {
                     throw CaptureError.io(
                         subject: device.name,
-                        reason: "the source ended after \(delivered) frames, before \(request.count == 1 ? "the still" : "still \(summary.stills.count + 1)")")
+                        reason:
+                            "the source ended after \(delivered) frames, before \(request.count == 1 ? "the still" : "still \(summary.stills.count + 1)")"
+                    )
                 }
             } catch let error as FFmpegError {
                 if stop.isRequested { break }
@@ -185,7 +189,8 @@ public final class Snapshooter {
 
     /// How stills are named: one path, or a template and the paths known before any time
     /// passes (all of them for a numbered template; none when the names hold times).
-    static func names(for request: SnapshotRequest) throws(CaptureError) -> (template: OutputTemplate?, known: [String]) {
+    static func names(for request: SnapshotRequest) throws(CaptureError) -> (template: OutputTemplate?, known: [String])
+    {
         if request.count == 1 {
             // One still takes its name as given; fields in it are filled in (a dated name from cron).
             if let template = try? OutputTemplate(request.output, utc: request.utc), template.hadFields {

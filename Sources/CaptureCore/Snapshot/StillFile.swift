@@ -44,7 +44,8 @@ enum StillFile {
         let hidden = ".\((path as NSString).lastPathComponent).capture-\(getpid())"
         let temporary = folder.isEmpty ? hidden : (folder as NSString).appendingPathComponent(hidden)
         let target = special ? path : temporary
-        let descriptor = special ? open(target, O_WRONLY | O_CLOEXEC) : open(target, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
+        let descriptor =
+            special ? open(target, O_WRONLY | O_CLOEXEC) : open(target, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
         guard descriptor >= 0 else {
             throw .cannotCreate(path: path, reason: String(cString: strerror(errno)))
         }
