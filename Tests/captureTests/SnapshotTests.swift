@@ -185,4 +185,21 @@ import Testing
         #expect(process.stderr.contains("stopped by SIGINT before the first picture"), "\(process.stderr)")
         #expect(!FileManager.default.fileExists(atPath: scratch.path("i.png")))
     }
+
+    /// SIGINT in the middle of a series: the pictures taken stay, whole, and the exit is 0.
+    @Test func stopInTheMiddleOfASeries() throws {
+        let scratch = try RecordScratch()
+        let process = try RecordingProcess(
+            ["snapshot", "test", "--skip", "0", "--count", "10", "--interval", "1", scratch.path("m.png")], in: scratch)
+        process.sleep(untilElapsed: 2.5)
+        process.signalGroup(SIGINT)
+        let exit = process.wait(timeout: 10)
+        #expect(exit?.status == 0, "\(exit?.description ?? "still running"): \(process.stderr)")
+        #expect(process.stdout.contains("Stopped by SIGINT after"), "\(process.stdout)")
+        let written = try FileManager.default.contentsOfDirectory(atPath: scratch.url.path)
+            .filter { $0.hasSuffix(".png") }.sorted()
+        #expect((1..<10).contains(written.count), "\(written)")
+        for name in written { #expect(try RecordOracle.decodesCleanly(scratch.path(name)), "\(name)") }
+        #expect(try RecordOutputReplaceTests.hidden(in: scratch.url.path).isEmpty)
+    }
 }

@@ -45,7 +45,24 @@ public final class Snapshooter {
         let watchdog = ReadWatchdog(timeout: request.stallTimeout, stop: stop)
         defer { watchdog.finish() }
         let source = try InputSource.make(device, kind: .video, request: recording)
-        let input = try source.open(interrupt: watchdog.interrupt)
+        let input: InputContainer
+        do {
+            input = try source.open(interrupt: watchdog.interrupt)
+        } catch {
+            // A stop while the device opens ends as a stop before the first picture, not an error.
+            if stop.isRequested {
+                return SnapshotSummary(
+                    device: device.name, input: "", stills: [], stoppedBy: StopSignal.name(of: stop.signal))
+            }
+            if watchdog.stalled {
+                throw .io(
+                    subject: source.url,
+                    reason: "it did not open within \(Self.seconds(request.stallTimeout)) s; the device stalled")
+            }
+            throw error
+        }
+        // The stall timeout counts from here: opening a camera may take its time.
+        watchdog.fed()
         if !source.live {
             do throws(FFmpegError) { try input.findStreamInfo() } catch {
                 throw InputSource.captureError(error, device: device, kind: .video)
