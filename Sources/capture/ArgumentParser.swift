@@ -64,9 +64,17 @@ struct OptionSpec {
     var kind: ValueKind = .text
     /// Parsed but left out of help, the manual page and completions (queries for the scripts).
     var hidden = false
+    /// For a flag that may carry a length of time (`--wait [<timeout>]`): its placeholder. The
+    /// value is taken from `--wait=90`, or from the next word when that reads as a duration
+    /// (`90`, `10m`, `1h30m`); otherwise the flag stands alone. Completions treat it as a flag.
+    var optionalValue: String? = nil
 
     static func flag(_ name: String, short: String? = nil, help: String, hidden: Bool = false) -> OptionSpec {
         OptionSpec(name: name, short: short, value: nil, help: help, defaultValue: nil, hidden: hidden)
+    }
+    /// A flag with an optional duration after it, e.g. `--wait [<timeout>]`.
+    static func flag(_ name: String, optionalValue: String, help: String, default d: String? = nil) -> OptionSpec {
+        OptionSpec(name: name, short: nil, value: nil, help: help, defaultValue: d, optionalValue: optionalValue)
     }
     static func option(
         _ name: String, _ value: String, help: String, default d: String? = nil, repeats: Bool = false,
@@ -76,7 +84,10 @@ struct OptionSpec {
     }
 
     /// `--duration <seconds>`, `--set <name=value> ...` or `--json`.
-    var synopsis: String { value.map { "\(name) <\($0)>" + (repeats ? " ..." : "") } ?? name }
+    var synopsis: String {
+        if let optionalValue { return "\(name) [<\(optionalValue)>]" }
+        return value.map { "\(name) <\($0)>" + (repeats ? " ..." : "") } ?? name
+    }
 }
 
 /// One positional argument, e.g. `<device>`.
@@ -150,7 +161,15 @@ func parse(_ arguments: [String], as spec: CommandSpec) throws(UsageError) -> Pa
         guard let option = spec.options.first(where: { $0.name == name || $0.short == name }) else {
             throw UsageError(message: "Unknown option '\(name)'", command: spec)
         }
-        if option.value == nil {
+        if option.value == nil, option.optionalValue != nil {
+            result.flags.insert(option.name)
+            if let inline {
+                result.values[option.name] = inline
+            } else if let next = rest.first, DurationValue.seconds(next) != nil {
+                result.values[option.name] = next
+                rest = rest.dropFirst()
+            }
+        } else if option.value == nil {
             if inline != nil {
                 throw UsageError(message: "The flag '\(option.name)' does not take a value", command: spec)
             }

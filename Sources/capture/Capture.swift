@@ -15,7 +15,7 @@ let toolVersion = "0.1.0"
 @main
 enum Capture {
     static var commands: [any Command.Type] {
-        [ListCommand.self, ProbeCommand.self, ControlsCommand.self, RecordCommand.self]
+        [ListCommand.self, ProbeCommand.self, ControlsCommand.self, RecordCommand.self, SnapshotCommand.self]
     }
 
     static var spec: CommandSpec {

@@ -61,7 +61,9 @@ enum ManualPage {
     private static func synopsis(_ spec: CommandSpec) -> String {
         var parts = ["\\fB\(escape(spec.path))\\fR"]
         for option in spec.options where !option.hidden {
-            let value = option.value.map { " \\fI\(escape($0))\\fR" } ?? ""
+            let value =
+                (option.value.map { " \\fI\(escape($0))\\fR" } ?? "")
+                + (option.optionalValue.map { " [\\fI\(escape($0))\\fR]" } ?? "")
             parts.append("[\\fB\(escape(option.name))\\fR\(value)\(option.repeats ? " ..." : "")]")
         }
         for argument in spec.arguments {
@@ -90,6 +92,7 @@ enum ManualPage {
         var label = option.short.map { "\\fB\(escape($0))\\fR, " } ?? ""
         label += "\\fB\(escape(option.name))\\fR"
         if let value = option.value { label += " \\fI\(escape(value))\\fR" }
+        if let value = option.optionalValue { label += " [\\fI\(escape(value))\\fR]" }
         var help = option.help
         if let d = option.defaultValue { help += " Default: \(d)." }
         help += valuesSentence(option.kind)

@@ -29,6 +29,11 @@ enum OptionNames {
         case .restoreControls: "--restore-controls"
         case .saveControls: "capture controls --save"
         case .loadControls: "capture controls --load"
+        case .wait: "--wait"
+        case .segmentTime: "--segment-time"
+        case .segmentSize: "--segment-size"
+        case .keep: "--keep"
+        case .maxTotalSize: "--max-total-size"
         }
     }
 

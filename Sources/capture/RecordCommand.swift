@@ -65,6 +65,7 @@ struct RecordCommand: Command {
                 "--controls-from", "file", help: "Apply a profile from 'capture controls --save' before streaming.",
                 kind: .file(extensions: ["json"])),
             .flag("--restore-controls", help: "Put the controls back as they were when the recording ends."),
+            .waitOption,
             .flag("--force", help: "Overwrite the output if it exists."),
             .json,
             .flag("--quiet", help: "Print nothing but errors (and the --json summary)."),
@@ -93,6 +94,8 @@ struct RecordCommand: Command {
     var request: RecordingRequest
     var json: Bool
     var quiet: Bool
+    /// `--wait`, when given.
+    var wait: DeviceWaitOption?
 
     init(_ arguments: ParsedArguments) throws {
         func fail(_ message: String) -> UsageError { UsageError(message: message, command: Self.spec) }
@@ -171,6 +174,10 @@ struct RecordCommand: Command {
         }
         json = arguments.flag("--json")
         quiet = arguments.flag("--quiet")
+        wait = try DeviceWaitOption(arguments, command: Self.spec)
+        if wait != nil && request.video == nil && request.audio == nil {
+            throw fail("--wait waits for a device named with --video or --audio")
+        }
     }
 
     /// "4M", "800k", "2500000" in bits per second.
@@ -188,6 +195,8 @@ struct RecordCommand: Command {
         // A reader that goes away (`| head -c1`, a FIFO closed) is EPIPE on that write, reported
         // with the file finalized as far as it goes, not a silent death by SIGPIPE.
         signal(SIGPIPE, SIG_IGN)
+        let devices = [request.video.map { ($0, Device.Kind.video) }, request.audio.map { ($0, Device.Kind.audio) }]
+        if let wait, !(try wait.run(devices.compactMap { $0 }, stop: stop, quiet: quiet)) { return 0 }
         let session = try RecordingSession(plan: RecordingPlanner.plan(request), stop: stop)
         let quiet = self.quiet
         let progressLine = !quiet && isatty(STDERR_FILENO) == 1

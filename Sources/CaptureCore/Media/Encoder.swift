@@ -21,9 +21,8 @@ final class Encoder {
         var bitRate: Int = 0
         /// Private options of the encoder (`preset`, `crf`).
         var options: [String: String] = [:]
-        /// The pictures are limited-range YUV (`AVCOL_RANGE_MPEG`), written into the stream;
-        /// unspecified when false.
-        var limitedRange = false
+        /// The range the pictures' values span, written into the stream.
+        var colorRange = ColorRange.unspecified
         /// The pictures use the BT.601 matrix (`AVCOL_SPC_SMPTE170M`), as JPEG's do; unspecified
         /// when false.
         var bt601 = false
@@ -73,7 +72,7 @@ final class Encoder {
         c.pointee.time_base = settings.frameRate.inverted.av
         c.pointee.gop_size = Int32(settings.keyframeInterval)
         c.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
-        c.pointee.color_range = settings.limitedRange ? AVCOL_RANGE_MPEG : AVCOL_RANGE_UNSPECIFIED
+        c.pointee.color_range = settings.colorRange.av
         c.pointee.colorspace = settings.bt601 ? AVCOL_SPC_SMPTE170M : AVCOL_SPC_UNSPECIFIED
         if settings.bitRate > 0 { c.pointee.bit_rate = Int64(settings.bitRate) }
         if globalHeader { c.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
@@ -178,4 +177,21 @@ final class Encoder {
 
     /// True when this build of FFmpeg has an encoder of that name.
     static func exists(_ codecName: String) -> Bool { avcodec_find_encoder_by_name(codecName) != nil }
+}
+
+/// The range a picture's YUV values span (`AVColorRange`).
+enum ColorRange {
+    case unspecified
+    /// Limited ("TV", `AVCOL_RANGE_MPEG`): 16-235 for 8-bit luma.
+    case limited
+    /// Full ("PC", `AVCOL_RANGE_JPEG`): 0-255, as JPEG pictures are.
+    case full
+
+    var av: AVColorRange {
+        switch self {
+        case .unspecified: AVCOL_RANGE_UNSPECIFIED
+        case .limited: AVCOL_RANGE_MPEG
+        case .full: AVCOL_RANGE_JPEG
+        }
+    }
 }

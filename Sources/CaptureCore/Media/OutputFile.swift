@@ -32,6 +32,11 @@ struct OutputFile {
             if status.st_mode & S_IFMT == S_IFDIR { throw .cannotCreate(path: path, reason: "it is a directory") }
             if !replacing { throw .outputExists(path: path) }
         }
+        try checkFolder(of: path)
+    }
+
+    /// Refuses a path whose folder is missing or not writable (73).
+    static func checkFolder(of path: String) throws(CaptureError) {
         let directory = (path as NSString).deletingLastPathComponent
         let parent = directory.isEmpty ? "." : directory
         var isDirectory: ObjCBool = false

@@ -137,6 +137,20 @@ public enum ModeSelector {
         }
     }
 
+    /// The largest frame size the camera offers in a format FFmpeg's v4l2 input can capture, in
+    /// `inputFormat` when given (a fourcc or FFmpeg's name): what a still is taken at by default.
+    /// Stepwise and continuous ranges count with their largest size.
+    ///
+    /// - Returns: nil when the camera lists no sizes.
+    /// - Throws: as `select` for an `inputFormat` the camera lacks (69) or that names no format (64).
+    public static func largestSize(inputFormat: String?, from probe: CameraProbe) throws(CaptureError)
+        -> FrameDimensions?
+    {
+        var formats = usableFormats(probe)
+        if let inputFormat { formats = try restrict(formats, to: inputFormat, probe: probe) }
+        return formats.flatMap { $0.frameSizes.map(\.max) }.max { $0.area < $1.area }
+    }
+
     /// One (format, size) pair with the rates offered there.
     struct Candidate {
         var format: CameraFormat

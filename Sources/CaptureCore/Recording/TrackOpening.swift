@@ -94,7 +94,7 @@ extension RecordingSession {
             if plan.codec == .h264 {
                 // The converter writes limited-range YUV (a JPEG's full range converted, a camera's
                 // own YUV kept); JPEG's matrix is BT.601. Tagged, players need not guess.
-                settings.limitedRange = true
+                settings.colorRange = .limited
                 settings.bt601 = info.codec == "mjpeg"
             }
             let name = CodecChoice.encoderName(plan.codec, in: container)

@@ -7,6 +7,10 @@ public enum RequestOption: String, Sendable, Hashable, CaseIterable {
     case video, audio, output, videoSize, frameRate, inputFormat, pixelFormat, videoCodec, crf, preset, bitRate
     case sampleRate, channels, audioCodec, sampleFormat, duration, frameLimit, force, stallTimeout
     case control, controlsProfile, restoreControls
+    /// Waiting for a device that is not there yet.
+    case wait
+    /// Segments: their length, their size, how many are kept, and the budget for them all.
+    case segmentTime, segmentSize, keep, maxTotalSize
     /// Saving a camera's controls to a profile.
     case saveControls
     /// Loading a profile onto a camera.
@@ -39,6 +43,11 @@ public enum RequestOption: String, Sendable, Hashable, CaseIterable {
         case .restoreControls: "restoring the controls"
         case .saveControls: "saving the controls"
         case .loadControls: "loading the controls"
+        case .wait: "waiting"
+        case .segmentTime: "the segment length"
+        case .segmentSize: "the segment size"
+        case .keep: "the number of segments kept"
+        case .maxTotalSize: "the size budget"
         }
     }
 }

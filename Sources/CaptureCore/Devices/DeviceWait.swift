@@ -1,0 +1,156 @@
+import Foundation
+
+/// Waiting for devices: before a recording or snapshot resolves its devices, waits for each named device that
+/// is not there yet (no V4L2 node, no ALSA card, no PulseAudio source) instead of failing with
+/// exit 66. A camera at boot, or a USB microphone plugged in after the command started.
+///
+/// Woken by inotify on /dev, /dev/v4l/by-id, /dev/v4l/by-path and /dev/snd as nodes and links
+/// appear, and in any case once a second (a PulseAudio source, or a folder udev makes later).
+/// Indices are not waited for: "camera 1" is whichever camera comes second, not a device that
+/// can be awaited. Runs on the calling thread.
+public enum DeviceWait {
+    /// How a wait ended when it did not throw.
+    public enum Outcome: Equatable, Sendable {
+        /// Every device resolves now.
+        case ready
+        /// A stop was requested (a signal) while waiting.
+        case stopped
+    }
+
+    /// The folders whose new entries are worth a look at once.
+    static let watchedFolders = ["/dev", "/dev/v4l", "/dev/v4l/by-id", "/dev/v4l/by-path", "/dev/snd"]
+
+    /// How long a node that has appeared may still refuse its user (udev sets its group and mode
+    /// just after the kernel makes it) before the refusal counts.
+    static let permissionGrace = 3.0
+
+    /// Waits until every device in `devices` resolves (`DeviceResolver.resolve`).
+    ///
+    /// - Parameters:
+    ///   - devices: the names as given, with the kind each is wanted as.
+    ///   - timeout: seconds to wait in all; nil: for ever.
+    ///   - stop: a request ends the wait with `.stopped`.
+    ///   - report: called with one line when a wait for a device begins, and when it ends.
+    /// - Returns: `.ready`, or `.stopped`.
+    /// - Throws: `CaptureError.deviceNotFound` (66) for an index that names no device (said not
+    ///   to be waited for) and for a device still missing after `timeout`; any other error of
+    ///   the resolution (77, 69 ...) as it comes, once the device is there.
+    public static func wait(
+        for devices: [(name: DeviceName, kind: Device.Kind)], timeout: Double?, stop: StopSignal,
+        report: (String) -> Void
+    ) throws(CaptureError) -> Outcome {
+        let started = MonotonicClock.microseconds()
+        func elapsed() -> Double { Double(MonotonicClock.microseconds() - started) / 1e6 }
+        var watcher: FolderWatcher?
+        for (name, kind) in devices {
+            var waitedSince: Double?
+            var appearedAt: Double?
+            while true {
+                if stop.isRequested { return .stopped }
+                // Said once the device is there, whether it then opens or not.
+                func appeared() {
+                    if let waitedSince {
+                        report(
+                            "\(describe(name, kind)) is there (after \(String(format: "%.1f", elapsed() - waitedSince)) s)"
+                        )
+                    }
+                }
+                do {
+                    _ = try DeviceResolver.resolve(name, kind: kind)
+                    appeared()
+                    break
+                } catch .deviceNotFound(let device, let valid, let hint) {
+                    if case .index = name {
+                        throw .deviceNotFound(
+                            device: device, valid: valid,
+                            hint: "\(.wait) waits for a device named by path or card (/dev/v4l/by-id/..., "
+                                + "hw:CARD=...), not by an index, which means whichever device comes first")
+                    }
+                    if let timeout, elapsed() >= timeout {
+                        throw .deviceNotFound(
+                            device: device, valid: valid,
+                            hint: "still not there after waiting \(seconds(timeout)) s (\(.wait))"
+                                + (hint.map { "; \($0)" } ?? ""))
+                    }
+                    if waitedSince == nil {
+                        waitedSince = elapsed()
+                        let limit = timeout.map { "up to \(seconds($0)) s" } ?? "until it appears"
+                        report("Waiting for \(describe(name, kind)), which is not there yet (\(limit); Ctrl-C to stop)")
+                    }
+                    appearedAt = nil
+                } catch .permissionDenied(let device, let group) where waitedSince != nil {
+                    // A node that has just appeared may not have its group yet.
+                    let since = appearedAt ?? elapsed()
+                    appearedAt = since
+                    if elapsed() - since >= permissionGrace {
+                        appeared()
+                        throw .permissionDenied(device: device, group: group)
+                    }
+                } catch {
+                    appeared()
+                    throw error
+                }
+                if watcher == nil { watcher = FolderWatcher(folders: watchedFolders) }
+                let remaining = timeout.map { max(0.05, $0 - elapsed()) } ?? 1
+                watcher?.wait(seconds: min(1, remaining), stop: stop)
+            }
+        }
+        return .ready
+    }
+
+    /// "camera /dev/video2", "microphone hw:CARD=USB".
+    static func describe(_ name: DeviceName, _ kind: Device.Kind) -> String {
+        "\(kind == .video ? "camera" : "microphone") \(name)"
+    }
+
+    static func seconds(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(format: "%.1f", value)
+    }
+}
+
+/// Sleeps until something is created, renamed into, or changes its attributes in one of a few
+/// folders, or a time passes (`inotify(7)`). Folders that do not exist yet are watched once they
+/// do. Owns its inotify descriptor, closed in deinit; one thread at a time.
+final class FolderWatcher {
+    private let descriptor: Int32
+    private let folders: [String]
+
+    init(folders: [String]) {
+        descriptor = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
+        self.folders = folders
+        addWatches()
+    }
+
+    deinit { if descriptor >= 0 { close(descriptor) } }
+
+    /// Adding a watch twice keeps one; a folder made since the last call is added now.
+    private func addWatches() {
+        guard descriptor >= 0 else { return }
+        for folder in folders {
+            _ = inotify_add_watch(descriptor, folder, UInt32(IN_CREATE | IN_MOVED_TO | IN_ATTRIB))
+        }
+    }
+
+    /// Returns after `seconds`, on an event in a watched folder, or within a quarter second of a
+    /// stop request (`poll(2)` in quarter-second slices, then the events are read and dropped).
+    func wait(seconds: Double, stop: StopSignal) {
+        let deadline = MonotonicClock.microseconds() + Int64(seconds * 1e6)
+        while !stop.isRequested {
+            let left = deadline - MonotonicClock.microseconds()
+            if left <= 0 { break }
+            if descriptor < 0 {
+                usleep(UInt32(min(left, 250_000)))
+                continue
+            }
+            var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            if poll(&entry, 1, Int32(min(left / 1000, 250))) > 0 {
+                var buffer = [UInt8](repeating: 0, count: 4096)
+                while read(descriptor, &buffer, buffer.count) > 0 {}
+                // Let udev finish the links and permissions that come with the node.
+                usleep(100_000)
+                break
+            }
+        }
+        addWatches()
+    }
+}

@@ -1,0 +1,231 @@
+internal import CFFmpeg
+import Foundation
+
+/// Takes stills from a camera or video source: `capture snapshot`.
+///
+/// The device is resolved and opened as for a recording (the same names, mode selection, and
+/// busy, permission and missing-device errors); frames are dropped until the source has settled;
+/// then each still is decoded and encoded to the output's format, or, for a camera's MJPEG frame
+/// written to .jpg, checked to decode and written as it came. One thread: `run` blocks.
+public final class Snapshooter {
+    public let request: SnapshotRequest
+    private let stop: StopSignal
+
+    public init(request: SnapshotRequest, stop: StopSignal) {
+        self.request = request
+        self.stop = stop
+    }
+
+    /// Frames in a row that may fail to decode before the device counts as broken.
+    static let undecodableLimit = 30
+
+    /// Takes the stills.
+    ///
+    /// - Returns: what was written; fewer stills than asked only when a signal stopped it
+    ///   (`stoppedBy`), none when it came before the first.
+    /// - Throws: `CaptureError`: usage (64) for a bad output name or options that do not apply;
+    ///   the device's errors as for a recording (66, 69, 75, 77); an output that exists or cannot
+    ///   be made (73); a device that stalls, is lost or ends, or a picture that cannot be written
+    ///   (74). Stills written before a failure stay.
+    public func run() throws(CaptureError) -> SnapshotSummary {
+        let format = try StillFormat.forPath(request.output)
+        let names = try Self.names(for: request)
+        for path in names.known { try OutputFile.check(path: path, replacing: request.force) }
+        try OutputFile.checkFolder(of: names.template?.path(number: 1, date: Date()) ?? request.output)
+
+        let device = try DeviceResolver.resolve(request.device, kind: .video)
+        let entry = try DeviceSurvey.entry(for: device, kind: .video)
+        var size = request.videoSize
+        if let probe = entry.camera, size == nil {
+            size = try ModeSelector.largestSize(inputFormat: request.inputFormat, from: probe)
+        }
+        let watchdog = ReadWatchdog(timeout: request.stallTimeout, stop: stop)
+        defer { watchdog.finish() }
+        let source = try InputSource.make(
+            device, kind: .video, video: VideoRequest(frameSize: size, inputFormat: request.inputFormat),
+            camera: entry.camera)
+        let input: InputContainer
+        do {
+            input = try source.open(interrupt: watchdog.interrupt)
+        } catch {
+            // A stop while the device opens ends as a stop before the first picture, not an error.
+            if stop.isRequested {
+                return SnapshotSummary(
+                    device: device.name, input: "", stills: [], stoppedBy: StopSignal.name(of: stop.signal))
+            }
+            if watchdog.stalled {
+                throw .io(
+                    subject: source.url,
+                    reason: "it did not open within \(Self.seconds(request.stallTimeout)) s; the device stalled")
+            }
+            throw error
+        }
+        // The stall timeout counts from here: opening a camera may take its time.
+        watchdog.fed()
+        if !source.live {
+            do throws(FFmpegError) { try input.findStreamInfo() } catch {
+                throw InputSource.captureError(error, device: device, kind: .video)
+            }
+        }
+        guard let index = input.firstStream(of: .video) else {
+            if device.api == .lavfi { throw .usage("\(device.name): the lavfi graph gives no video") }
+            throw .notSupported(device: device.name, reason: "gives no video")
+        }
+        let info = input.info(of: index)
+        if let mode = source.mode, mode.width != info.width || mode.height != info.height {
+            throw .notSupported(
+                device: source.url,
+                reason: "asked for \(mode) but the driver applied \(info.width ?? 0)x\(info.height ?? 0)")
+        }
+        let copies = format == .jpeg && info.codec == "mjpeg"
+        let decoder = try media("opening the video decoder") { () throws(FFmpegError) in
+            try Decoder(input: input, stream: index)
+        }
+        let filter =
+            try copies
+            ? media("opening the mjpeg2jpeg filter") { () throws(FFmpegError) in
+                try BitstreamFilter("mjpeg2jpeg", input: input, stream: index)
+            } : nil
+        let encoder = StillEncoder(format: format)
+        let timeBase = info.timeBase.doubleValue
+        var summary = SnapshotSummary(
+            device: device.name,
+            input: "\(info.pixelFormat.flatMap { info.codec == "rawvideo" ? $0 : nil } ?? info.codec) "
+                + "\(info.width ?? 0)x\(info.height ?? 0)",
+            stills: [])
+
+        let packet = try media("reading") { () throws(FFmpegError) in try Packet() }
+        var frame = try media("decoding") { () throws(FFmpegError) in try Frame() }
+        var delivered = 0
+        var firstTime: Double?
+        var firstStillTime: Double?
+        var undecodable = 0
+        let started = ReadWatchdog.now()
+        // Intra-only streams (raw, MJPEG) decode a picture from its own packet; others need every
+        // packet from a keyframe on.
+        let decodesAll = !info.isIntraOnly
+        while summary.stills.count < request.count {
+            if stop.isRequested { break }
+            do {
+                guard try input.read(into: packet) else {
+                    throw CaptureError.io(
+                        subject: device.name,
+                        reason:
+                            "the source ended after \(delivered) frames, before \(request.count == 1 ? "the still" : "still \(summary.stills.count + 1)")"
+                    )
+                }
+            } catch let error as FFmpegError {
+                if stop.isRequested { break }
+                if watchdog.stalled {
+                    throw .io(
+                        subject: source.url,
+                        reason: "no frame within \(Self.seconds(request.stallTimeout)) s; the device stalled")
+                }
+                if [ENODEV, EIO, ENXIO].contains(error.errno ?? 0) {
+                    throw .io(subject: source.url, reason: "the device was lost: \(error)")
+                }
+                throw .io(subject: source.url, reason: "reading failed: \(error)")
+            } catch let error as CaptureError {
+                throw error
+            } catch {
+                throw .failed("\(error)")
+            }
+            guard packet.streamIndex == index else { continue }
+            watchdog.fed()
+            let time =
+                packet.pts.map { Double($0) * timeBase } ?? Double(ReadWatchdog.now() - started) / 1e6
+            let first = firstTime ?? time
+            firstTime = first
+            let number = delivered
+            delivered += 1
+            let due: Bool
+            if let firstStillTime {
+                due = time - firstStillTime >= Double(summary.stills.count) * request.interval - 0.001
+            } else if let skip = request.skip {
+                due = number >= skip
+            } else {
+                due = time - first >= (request.settle ?? SnapshotRequest.defaultSettle) - 0.001
+            }
+            if !due && !decodesAll { continue }
+            // Decode: a still needs a picture that decodes, even when its bytes are copied.
+            // A receive that finds nothing empties the frame it is given (`avcodec_receive_frame`
+            // unreferences it first), so each picture gets a frame of its own.
+            var decoded = false
+            do throws(FFmpegError) {
+                try decoder.send(packet)
+                while true {
+                    let next = try Frame()
+                    guard try decoder.receive(into: next) else { break }
+                    decoded = !next.isCorrupt
+                    frame = next
+                }
+            } catch {
+                decoded = false
+            }
+            if !due { continue }
+            if !decoded || (copies && !packet.isWholeJPEG) {
+                undecodable += 1
+                if undecodable >= Self.undecodableLimit {
+                    throw .io(
+                        subject: source.url,
+                        reason: "\(undecodable) frames in a row did not decode; the camera sends broken pictures")
+                }
+                continue
+            }
+            undecodable = 0
+            let bytes: [UInt8]
+            if let filter {
+                bytes = try media("mjpeg2jpeg") { () throws(FFmpegError) in
+                    try filter.send(packet)
+                    let out = try Packet()
+                    guard try filter.receive(into: out) else {
+                        throw FFmpegError(CFFmpeg_AVERROR(EINVAL), call: "av_bsf_receive_packet")
+                    }
+                    return out.bytes
+                }
+            } else {
+                bytes = try media("encoding the \(format.rawValue) picture") { () throws(FFmpegError) in
+                    try encoder.encode(frame)
+                }
+            }
+            let stillNumber = summary.stills.count + 1
+            let path = names.template?.path(number: stillNumber, date: Date()) ?? request.output
+            try StillFile.write(bytes, to: path, replacing: request.force)
+            if firstStillTime == nil { firstStillTime = time }
+            summary.stills.append(
+                .init(
+                    path: path, format: format.rawValue, width: frame.width, height: frame.height, bytes: bytes.count,
+                    frame: number, time: time - first, copied: copies))
+        }
+        if summary.stills.count < request.count, stop.isRequested {
+            summary.stoppedBy = StopSignal.name(of: stop.signal)
+        }
+        return summary
+    }
+
+    /// How stills are named: one path, or a template and the paths known before any time
+    /// passes (all of them for a numbered template; none when the names hold times).
+    static func names(for request: SnapshotRequest) throws(CaptureError) -> (template: OutputTemplate?, known: [String])
+    {
+        if request.count == 1 {
+            // One still takes its name as given; fields in it are filled in (a dated name from cron).
+            if let template = try? OutputTemplate(request.output, utc: request.utc), template.hadFields {
+                return (template, timeless(template) ? [template.path(number: 1, date: Date())] : [])
+            }
+            return (nil, [request.output])
+        }
+        let template = try OutputTemplate(request.output, utc: request.utc)
+        let known = timeless(template) ? (1...request.count).map { template.path(number: $0, date: Date()) } : []
+        return (template, known)
+    }
+
+    /// True when the template's names hold no time.
+    private static func timeless(_ template: OutputTemplate) -> Bool {
+        template.fileName.replacingOccurrences(of: "%%", with: "").replacingOccurrences(of: "%n", with: "")
+            .contains("%") == false
+    }
+
+    static func seconds(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(value)
+    }
+}

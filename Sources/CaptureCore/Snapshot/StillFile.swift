@@ -1,0 +1,53 @@
+import Foundation
+
+/// Writes a picture file the way recordings are written: into a hidden file beside the target
+/// (`.NAME.capture-PID`), pushed to disk, then moved to its name in one step, so a name never
+/// holds half a picture and an existing file is replaced only when asked. The checks before any
+/// device opens are `OutputFile`'s, as for a recording.
+enum StillFile {
+    /// Writes `bytes` to `path` (`open(2)`, `write(2)`, `fsync(2)`, then `rename(2)` when
+    /// replacing, else `link(2)` and `unlink(2)`, which fail with `EEXIST` if the name was taken
+    /// meanwhile). A FIFO or device given with `replacing` is written to directly.
+    ///
+    /// - Throws: `.outputExists` (73) when `path` exists and `replacing` is false;
+    ///   `.cannotCreate` (73) when the hidden file cannot be made; `.io` (74) when writing fails
+    ///   (a full disk). The hidden file is removed on failure; `path` is never touched then.
+    static func write(_ bytes: [UInt8], to path: String, replacing: Bool) throws(CaptureError) {
+        var status = stat()
+        let special = replacing && stat(path, &status) == 0 && status.st_mode & S_IFMT != S_IFREG
+        let temporary = OutputFile(path: path).temporaryPath
+        let target = special ? path : temporary
+        let descriptor =
+            special ? open(target, O_WRONLY | O_CLOEXEC) : open(target, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
+        guard descriptor >= 0 else {
+            throw .cannotCreate(path: path, reason: String(cString: strerror(errno)))
+        }
+        var written = 0
+        var failure: Int32 = 0
+        bytes.withUnsafeBytes { buffer in
+            while written < buffer.count {
+                let count = Glibc.write(descriptor, buffer.baseAddress! + written, buffer.count - written)
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    failure = errno
+                    return
+                }
+                written += count
+            }
+        }
+        if failure == 0 && !special && fsync(descriptor) != 0 { failure = errno }
+        if close(descriptor) != 0 && failure == 0 { failure = errno }
+        if failure != 0 {
+            if !special { unlink(temporary) }
+            throw .io(subject: path, reason: "writing the picture failed: \(String(cString: strerror(failure)))")
+        }
+        if special { return }
+        let moved = replacing ? rename(temporary, path) : link(temporary, path)
+        let cause = errno
+        if !replacing || moved != 0 { unlink(temporary) }
+        if moved != 0 {
+            if cause == EEXIST { throw .outputExists(path: path) }
+            throw .cannotCreate(path: path, reason: String(cString: strerror(cause)))
+        }
+    }
+}
