@@ -43,6 +43,17 @@
 #                                    .err; prints its exit status, or 124 if it was still running
 #                                    after SECONDS and had to be killed (a hang fails one check,
 #                                    not the whole test)
+#
+# Running and reading back:
+#   run NAME COMMAND...              COMMAND's stdout and stderr into VM_OUT/NAME.out and .err; prints its status
+#   value FILE ENTRIES [STREAM]      ffprobe's ENTRIES of FILE one a line; none (ffprobe says why) if unreadable
+#   near A B TOLERANCE               succeeds when |A - B| <= TOLERANCE; fails when either is not a number
+#   clean FILE                       ffmpeg decodes FILE without a message; prints the first ones if not
+#   appeared FILE                    waits up to 20 s for FILE to exist; prints when it did, as date +%s%N
+#   tenths_since START               prints the tenths of a second since START (from date +%s%N)
+#   tone_start [LAVFI OPTIONS...]    ffmpeg plays LAVFI (default 1 kHz sine, 48 kHz stereo) into the loopback
+#   tone_stop                        stops the tone (SIGTERM) and waits for it
+#   keep_modes NODE...               notes each NODE's owner and mode; restore_modes puts them back
 
 # Prefer the distribution's python3: a user-level one (pyenv and the like) may be absent in CI.
 if [[ -x /usr/bin/python3 ]]; then
@@ -269,6 +280,84 @@ run_for() { # NAME SECONDS COMMAND...
     "$@" >"$VM_OUT/$name.out" 2>"$VM_OUT/$name.err" &
     wait_for $! "$limit"
     echo "$vm_status"
+}
+
+run() { # NAME COMMAND...
+    local name=$1 rc=0
+    shift
+    "$@" >"$VM_OUT/$name.out" 2>"$VM_OUT/$name.err" || rc=$?
+    echo "$rc"
+}
+
+value() { # FILE ENTRIES [STREAM]
+    ffprobe -v error ${3:+-select_streams "$3"} -show_entries "$2" -of default=noprint_wrappers=1:nokey=1 "$1" || true
+}
+
+near() { # A B TOLERANCE
+    "$VM_PYTHON" -I -S -c "import sys; sys.exit(abs(float('$1') - float('$2')) > float('$3'))"
+}
+
+# ffmpeg's null output takes its time base from the rate it guesses for the stream; a camera
+# whose frames come unevenly (a producer on the guest's one busy CPU) then has two frames in one
+# of its ticks, which ffmpeg reports about its own output. -enc_time_base -1 keeps the file's
+# time base, so what remains is what the file itself holds: decoding errors, bad timestamps.
+clean() { # FILE
+    local said
+    said=$(ffmpeg -nostdin -v error -i "$1" -enc_time_base -1 -f null - 2>&1 | head -n 3 || true)
+    [[ -z $said ]] || printf '  ffmpeg: %s\n' "${said//$'\n'/$'\n  ffmpeg: '}"
+    [[ -z $said ]]
+}
+
+# The recorder creates its file with the first frame it writes.
+appeared() { # FILE
+    local _
+    for _ in $(seq 400); do
+        [[ -e $1 ]] && { date +%s%N; return 0; }
+        sleep 0.05
+    done
+    return 1
+}
+
+tenths_since() { # START
+    echo $((($(date +%s%N) - $1) / 100000000))
+}
+
+# What plays into snd-aloop's playback side (DEV=0) comes out of its capture side (DEV=1), in the
+# format, rate and channels it is played in. lavfi's sine has an amplitude of 1/8.
+vm_tone=
+
+tone_start() { # [LAVFI OPTIONS...]
+    local source=sine=f=1000:r=48000
+    if (($# > 0)); then
+        source=$1
+        shift
+    else
+        set -- -ac 2
+    fi
+    ffmpeg -nostdin -v error -re -f lavfi -i "$source" "$@" -f alsa hw:CARD=Loopback,DEV=0,SUBDEV=0 &
+    vm_tone=$!
+}
+
+tone_stop() {
+    [[ -n $vm_tone ]] || return 0
+    kill -TERM "$vm_tone" 2>/dev/null || true
+    wait "$vm_tone" 2>/dev/null || true
+    vm_tone=
+}
+
+vm_modes=
+
+keep_modes() { # NODE...
+    vm_modes=$(stat -c '%u:%g %a %n' "$@")
+}
+
+restore_modes() {
+    local owner mode node
+    [[ -n $vm_modes ]] || return 0
+    while read -r owner mode node; do
+        chown "$owner" "$node"
+        chmod "$mode" "$node"
+    done <<<"$vm_modes"
 }
 
 finish() {

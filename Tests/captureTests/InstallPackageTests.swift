@@ -10,10 +10,10 @@ import Testing
 
     static func tool(_ name: String) throws -> URL { try ShellIntegrationTests.tool(name) }
 
-    static func make(_ arguments: [String]) throws -> BuiltBinary.Result {
-        try BuiltBinary.run(
+    static func make(_ arguments: [String]) throws -> ChildProcess.Result {
+        try ChildProcess.run(
             try tool("make"),
-            ["--no-print-directory", "-C", repository.path] + arguments + ["CAPTURE_BIN=\(BuiltBinary.url.path)"])
+            ["--no-print-directory", "-C", repository.path] + arguments + ["CAPTURE_BIN=\(BuiltBinary.path)"])
     }
 
     static let installed = [
@@ -34,13 +34,13 @@ import Testing
         #expect(manual == (try BuiltBinary.run(["--generate-manual"])).stdout)
 
         // man finds the page by name in the installed tree.
-        let man = try BuiltBinary.run(
+        let man = try ChildProcess.run(
             try Self.tool("man"), ["-M", "\(root)/usr/share/man", "capture"],
             environment: ["MANPAGER": "cat", "PAGER": "cat", "MANWIDTH": "100"])
         #expect(man.status == 0, "man: \(man.stderr)")
         #expect(man.stdout.contains("DEVICE NAMES"))
         // bash-completion's loader finds the script on demand under XDG_DATA_DIRS/bash-completion.
-        let bash = try BuiltBinary.run(
+        let bash = try ChildProcess.run(
             try Self.tool("bash"),
             [
                 "--norc", "--noprofile", "-c",
@@ -50,7 +50,7 @@ import Testing
         // fish reads vendor_completions.d under XDG_DATA_DIRS (its own share/config.fish sets the
         // path up, so no --no-config; the user's configuration is an empty folder), for a command
         // it finds on PATH.
-        let fish = try BuiltBinary.run(
+        let fish = try ChildProcess.run(
             try Self.tool("fish"), ["-c", "complete -C 'capture rec'"],
             environment: [
                 "XDG_DATA_DIRS": "\(root)/usr/share", "XDG_CONFIG_HOME": folder.path, "HOME": folder.path,
@@ -58,7 +58,7 @@ import Testing
             ])
         #expect(fish.stdout.hasPrefix("record\t"), "fish: \(fish.stdout) \(fish.stderr)")
         // zsh: the installed file is an autoloadable completion function.
-        let zsh = try BuiltBinary.run(
+        let zsh = try ChildProcess.run(
             try Self.tool("zsh"),
             [
                 "-f", "-c",
@@ -91,20 +91,20 @@ import Testing
         try #require(build.status == 0, "make deb: \(build.stderr)")
         let version = try #require(
             (try BuiltBinary.run(["--version"])).stdout.split(separator: "\n").first?.split(separator: " ").last)
-        let arch = try BuiltBinary.run(try Self.tool("dpkg"), ["--print-architecture"]).stdout
+        let arch = try ChildProcess.run(try Self.tool("dpkg"), ["--print-architecture"]).stdout
             .trimmingCharacters(in: .whitespacesAndNewlines)
         let deb = folder.appendingPathComponent("capture_\(version)_\(arch).deb").path
         #expect(build.stdout.hasSuffix(deb + "\n"))
         let dpkgDeb = try Self.tool("dpkg-deb")
 
         // The control fields, Depends from the linked libraries.
-        let fields = try BuiltBinary.run(dpkgDeb, ["-f", deb, "Package", "Version", "Architecture", "Depends"])
+        let fields = try ChildProcess.run(dpkgDeb, ["-f", deb, "Package", "Version", "Architecture", "Depends"])
         #expect(fields.stdout.contains("Package: capture\nVersion: \(version)\nArchitecture: \(arch)\n"))
         for package in ["libavdevice59", "libavcodec59", "libswscale6", "libasound2", "libpulse0", "libc6"] {
             #expect(fields.stdout.contains("\(package) (>="), "Depends misses \(package): \(fields.stdout)")
         }
         #expect(!fields.stdout.contains("swift"))
-        let contents = try BuiltBinary.run(dpkgDeb, ["-c", deb]).stdout
+        let contents = try ChildProcess.run(dpkgDeb, ["-c", deb]).stdout
         for path in [
             "./usr/bin/capture", "./usr/share/man/man1/capture.1.gz", "./usr/share/bash-completion/completions/capture",
             "./usr/share/zsh/vendor-completions/_capture", "./usr/share/fish/vendor_completions.d/capture.fish",
@@ -116,24 +116,24 @@ import Testing
         #expect(contents.contains("root/root"))
 
         // apt resolves the package's Depends against Debian's packages (simulated: nothing installed).
-        let apt = try BuiltBinary.run(try Self.tool("apt-get"), ["install", "--simulate", deb])
+        let apt = try ChildProcess.run(try Self.tool("apt-get"), ["install", "--simulate", deb])
         #expect(apt.status == 0, "apt-get install --simulate: \(apt.stdout) \(apt.stderr)")
         #expect(apt.stdout.contains("Inst capture (\(version) "), "apt: \(apt.stdout)")
         #expect(contents.contains(" ./usr/share/doc/capture/README.md\n"))
-        let md5sums = try BuiltBinary.run(dpkgDeb, ["--info", deb, "md5sums"]).stdout
+        let md5sums = try ChildProcess.run(dpkgDeb, ["--info", deb, "md5sums"]).stdout
         #expect(md5sums.contains("  usr/bin/capture\n"))
 
         // lintian: no error (E:) tag.
-        let lintian = try BuiltBinary.run(try Self.tool("lintian"), ["--tag-display-limit", "0", deb])
+        let lintian = try ChildProcess.run(try Self.tool("lintian"), ["--tag-display-limit", "0", deb])
         let errors = lintian.stdout.split(separator: "\n").filter { $0.hasPrefix("E:") }
         #expect(errors.isEmpty, "lintian: \(errors.joined(separator: "\n"))")
 
         // Extracted, every library the binary needs resolves, and none from the toolchain.
         let tree = folder.appendingPathComponent("tree").path
-        #expect(try BuiltBinary.run(dpkgDeb, ["-x", deb, tree]).status == 0)
+        #expect(try ChildProcess.run(dpkgDeb, ["-x", deb, tree]).status == 0)
         let binary = "\(tree)/usr/bin/capture"
         let toolchain = try Self.toolchainRoot()
-        let ldd = try BuiltBinary.run(try Self.tool("ldd"), [binary])
+        let ldd = try ChildProcess.run(try Self.tool("ldd"), [binary])
         #expect(ldd.status == 0)
         #expect(!ldd.stdout.contains("not found"), "ldd: \(ldd.stdout)")
         #expect(!ldd.stdout.contains(toolchain + "/"), "resolved in the toolchain: \(ldd.stdout)")
@@ -150,11 +150,11 @@ import Testing
             \(binary) list
             \(binary) record --video test --duration 1 --quiet \(output)
             """
-        let unshare = try BuiltBinary.run(
+        let unshare = try ChildProcess.run(
             try Self.tool("unshare"), (getuid() == 0 ? ["-m"] : ["-r", "-m"]) + ["sh", "-c", script])
         #expect(unshare.status == 0, "the packaged binary without the toolchain: \(unshare.stderr)")
         #expect(unshare.stdout.contains("Cameras:\n"))
-        let probe = try BuiltBinary.run(
+        let probe = try ChildProcess.run(
             try Self.tool("ffprobe"),
             [
                 "-v", "error", "-select_streams", "v", "-show_entries", "stream=codec_name:format=duration", "-of",

@@ -53,7 +53,7 @@ import Testing
         let home = try Home([".asoundrc": Self.pcm("desk_mic", "Desk microphone")])
         defer { home.remove() }
         let environment = ["HOME": home.url.path, "XDG_CONFIG_HOME": ""]
-        let arecord = try MicrophoneTestSupport.run("arecord", ["-L"], environment: environment).stdout
+        let arecord = try ChildProcess.run("arecord", ["-L"], environment: environment).stdout
         let (microphones, other) = try Self.list(all: true, environment)
         for plugin in Self.systemPlugins {
             // arecord lists it, so the system configuration defines it for capture.

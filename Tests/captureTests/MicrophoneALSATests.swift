@@ -47,7 +47,7 @@ import Testing
 
     /// The names `arecord -L` prints (one unindented line each).
     static func arecordNames(_ home: TestHome) throws -> [String] {
-        let result = try MicrophoneTestSupport.run("arecord", ["-L"], environment: home.environment)
+        let result = try ChildProcess.run("arecord", ["-L"], environment: home.environment)
         return result.stdout.split(separator: "\n").filter { !$0.hasPrefix(" ") && !$0.isEmpty }.map(String.init)
     }
 
@@ -84,7 +84,7 @@ import Testing
     /// `arecord --dump-hw-params` prints the parameter space before it records (here one second
     /// of silence from the null PCM into /dev/null).
     static func arecordHardwareParameters(_ pcm: String, _ home: TestHome) throws -> [String: String] {
-        let result = try MicrophoneTestSupport.run(
+        let result = try ChildProcess.run(
             "arecord", ["--dump-hw-params", "-D", pcm, "-d", "1", "/dev/null"], environment: home.environment)
         var fields: [String: String] = [:]
         for line in result.stderr.split(separator: "\n") {

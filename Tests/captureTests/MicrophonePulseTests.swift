@@ -8,7 +8,7 @@ import Testing
     /// daemon is meant for unprivileged users). Stopped by `stop()`.
     final class TestServer {
         let folder: URL
-        private(set) var pid: pid_t = 0
+        private var daemon: ChildProcess?
         var socket: String { folder.appendingPathComponent("native").path }
         var environment: [String: String] { ["PULSE_SERVER": "unix:\(socket)"] }
 
@@ -36,22 +36,20 @@ import Testing
                 "HOME": folder.path, "XDG_RUNTIME_DIR": runtime.path, "XDG_CONFIG_HOME": folder.path,
                 "PULSE_SERVER": "",
             ]
+            let server: ChildProcess
             if getuid() == 0 {
-                pid = try MicrophoneTestSupport.spawn(
+                server = try ChildProcess(
                     "setpriv", ["--reuid=nobody", "--regid=nogroup", "--clear-groups"] + daemon,
                     environment: environment)
             } else {
-                pid = try MicrophoneTestSupport.spawn(daemon[0], Array(daemon.dropFirst()), environment: environment)
+                server = try ChildProcess(daemon[0], Array(daemon.dropFirst()), environment: environment)
             }
+            self.daemon = server
             // Ready once pactl gets an answer.
             let deadline = Date().addingTimeInterval(15)
             while Date() < deadline {
                 if (try? pactl(["info"]))?.status == 0 { return }
-                var status: Int32 = 0
-                guard waitpid(pid, &status, WNOHANG) == 0 else {
-                    pid = 0
-                    break
-                }
+                if server.wait(timeout: 0) != nil { break }
                 Thread.sleep(forTimeInterval: 0.1)
             }
             stop()
@@ -60,15 +58,17 @@ import Testing
 
         struct ServerDidNotStart: Error {}
 
-        func pactl(_ arguments: [String]) throws -> BuiltBinary.Result {
-            try MicrophoneTestSupport.run("pactl", ["--server=unix:\(socket)"] + arguments)
+        func pactl(_ arguments: [String]) throws -> ChildProcess.Result {
+            try ChildProcess.run("pactl", ["--server=unix:\(socket)"] + arguments)
         }
 
         func stop() {
-            if pid > 0 {
-                kill(pid, SIGTERM)
-                _ = MicrophoneTestSupport.wait(pid)
-                pid = 0
+            if let daemon {
+                if daemon.wait(timeout: 0) == nil {
+                    daemon.signal(SIGTERM)
+                    daemon.wait()
+                }
+                self.daemon = nil
             }
             try? FileManager.default.removeItem(at: folder)
         }

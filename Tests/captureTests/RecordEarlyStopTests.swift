@@ -27,8 +27,8 @@ import Testing
         let scratch = try RecordScratch()
         let file = scratch.path("early.mp4")
         let arguments = ["record", "--video", "test", "--audio", "test", "--duration", "4", "--json", file]
-        let process = try RecordingProcess(
-            ["-c", "trap '' INT; exec \"$0\" \"$@\"", BuiltBinary.url.path] + arguments, program: "/bin/sh", in: scratch
+        let process = try ChildProcess.recording(
+            ["-c", "trap '' INT; exec \"$0\" \"$@\"", BuiltBinary.path] + arguments, program: "/bin/sh", in: scratch
         )
         let (handled, exit, took) = try await onOwnThread {
             let deadline = Date().addingTimeInterval(10)
@@ -38,7 +38,7 @@ import Testing
             let handled = Self.catches(process.pid, SIGINT)
             if delay > 0 { Thread.sleep(forTimeInterval: delay) }
             let signalled = Date()
-            kill(process.pid, SIGINT)
+            process.signal(SIGINT)
             return (handled, process.wait(timeout: 8), Date().timeIntervalSince(signalled))
         }
         #expect(handled, "capture never installed a SIGINT handler")
@@ -46,7 +46,7 @@ import Testing
         #expect(took < 1.5, "took \(took) s after the SIGINT; \(process.stdout)")
         if FileManager.default.fileExists(atPath: file) {
             #expect(process.stdout.contains("\"stop_reason\" : \"SIGINT\""), "\(process.stdout)")
-            let valid = try RecordOracle.runTool("ffprobe", ["-v", "error", "-show_format", file])
+            let valid = try ChildProcess.run("ffprobe", ["-v", "error", "-show_format", file])
             #expect(valid.status == 0, "\(valid.stderr)")
         } else {
             #expect(process.stderr.contains("stopped by SIGINT before the first frame"), "\(process.stderr)")

@@ -47,7 +47,7 @@ import Testing
     }
 
     static func boxes(_ path: String) throws -> Boxes {
-        let result = try RecordOracle.runTool("python3", ["-c", boxReader, path])
+        let result = try ChildProcess.run("python3", ["-c", boxReader, path])
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n").map(String.init)
         return Boxes(
@@ -56,7 +56,7 @@ import Testing
     }
 
     static func formatDuration(_ path: String) throws -> Double? {
-        let result = try RecordOracle.runTool(
+        let result = try ChildProcess.run(
             "ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", path])
         return Double(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
     }
@@ -94,7 +94,7 @@ import Testing
         let scratch = try RecordScratch()
         let file = scratch.path("killed.mp4")
         let exit = try await RealTimeSlots.run {
-            let process = try RecordingProcess.realTime(["record", "--video", "test", "--quiet", file], in: scratch)
+            let process = try ChildProcess.realTime(["record", "--video", "test", "--quiet", file], in: scratch)
             return try await onOwnThread {
                 process.sleep(untilElapsed: 3)
                 process.signalGroup(SIGKILL)
@@ -104,7 +104,7 @@ import Testing
         #expect(exit == .init(status: nil, signal: SIGKILL))
         let boxes = try Self.boxes(file)
         #expect(boxes.types.contains("moof"), "\(boxes.types)")
-        let result = try RecordOracle.runTool(
+        let result = try ChildProcess.run(
             "ffprobe",
             ["-v", "error", "-count_frames", "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", file])
         #expect(result.status == 0, "\(result.stderr)")

@@ -26,7 +26,7 @@ struct RecordOracle {
 
     /// Runs `ffprobe -count_frames` on `path`.
     static func probe(_ path: String) throws -> RecordOracle {
-        let output = try runTool(
+        let output = try ChildProcess.run(
             "ffprobe",
             [
                 "-v", "error", "-count_frames", "-show_entries",
@@ -51,15 +51,11 @@ struct RecordOracle {
 
     /// True when `ffmpeg -v error -i path -f null -` decodes the whole file without a message.
     static func decodesCleanly(_ path: String) throws -> Bool {
-        let result = try runTool("ffmpeg", ["-nostdin", "-v", "error", "-i", path, "-f", "null", "-"])
+        let result = try ChildProcess.run("ffmpeg", ["-nostdin", "-v", "error", "-i", path, "-f", "null", "-"])
         return result.status == 0 && result.stderr.isEmpty
     }
 
     enum OracleError: Error { case unreadable(path: String, stderr: String) }
-
-    static func runTool(_ name: String, _ arguments: [String]) throws -> BuiltBinary.Result {
-        try BuiltBinary.run(URL(fileURLWithPath: "/usr/bin/env"), [name] + arguments)
-    }
 }
 
 /// A fresh directory for one test's files, removed when the test ends.

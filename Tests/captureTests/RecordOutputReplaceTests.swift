@@ -31,8 +31,8 @@ import Testing
         let scratch = try RecordScratch()
         let file = scratch.path("race.mkv")
         let arguments = ["record", "--video", "test", "--duration", "1", "--quiet", file]
-        let first = try RecordingProcess(arguments, in: scratch, name: "first")
-        let second = try RecordingProcess(arguments, in: scratch, name: "second")
+        let first = try ChildProcess.recording(arguments, in: scratch, name: "first")
+        let second = try ChildProcess.recording(arguments, in: scratch, name: "second")
         let exits = try await onOwnThread { [first.wait(timeout: 20), second.wait(timeout: 20)] }
         let statuses = exits.map { $0?.status }.sorted { ($0 ?? -1) < ($1 ?? -1) }
         #expect(statuses == [0, 73], "\(exits): \(first.stderr) \(second.stderr)")

@@ -104,15 +104,15 @@ import Testing
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
         let file = folder + "/x.mkv"
         let record = ["record", "--video", RecordSources.video, "--frames", "5", file]
-        let result: BuiltBinary.Result
+        let result: ChildProcess.Result
         if getuid() == 0 {
             // nobody needs a binary it may run: the build folder may sit below a closed home.
             let bin = scratch.path("capture")
-            try FileManager.default.copyItem(atPath: BuiltBinary.url.path, toPath: bin)
+            try FileManager.default.copyItem(atPath: BuiltBinary.path, toPath: bin)
             chmod(scratch.url.path, 0o755)
             chmod(bin, 0o755)
             chmod(folder, 0o755)
-            result = try RecordOracle.runTool(
+            result = try ChildProcess.run(
                 "setpriv",
                 ["--reuid=65534", "--regid=65534", "--clear-groups", "env", "HOME=/nonexistent", bin] + record)
         } else {
@@ -135,9 +135,9 @@ import Testing
         let scratch = try RecordScratch()
         let disk = scratch.path("disk")
         try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: false)
-        let mount = try RecordOracle.runTool("mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", disk])
+        let mount = try ChildProcess.run("mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", disk])
         try #require(mount.status == 0, "mount: \(mount.stderr)")
-        defer { _ = try? RecordOracle.runTool("umount", [disk]) }
+        defer { _ = try? ChildProcess.run("umount", [disk]) }
         let file = disk + "/full.\(ext)"
         // Raw 640x480 frames would fill the disk in two: a smaller picture gives a few dozen.
         let options = ext == "nut" ? ["--video-size", "160x120"] : ["--preset", "ultrafast", "--crf", "0"]
@@ -151,7 +151,7 @@ import Testing
                 == "Error: \(file): disk full (no space left on device); the file keeps what was written before\n")
 
         // The end is cut off, so ffprobe may complain about it; what is there must decode.
-        let frames = try RecordOracle.runTool(
+        let frames = try ChildProcess.run(
             "ffprobe",
             [
                 "-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries", "stream=nb_read_frames",

@@ -6,7 +6,7 @@ import Testing
 @Suite struct RecordPipelineTests {
     /// One MD5 per decoded frame (`-f framemd5`), the pictures as any player would see them.
     static func frameHashes(_ input: [String]) throws -> [String] {
-        let result = try RecordOracle.runTool("ffmpeg", ["-nostdin", "-v", "error"] + input + ["-f", "framemd5", "-"])
+        let result = try ChildProcess.run("ffmpeg", ["-nostdin", "-v", "error"] + input + ["-f", "framemd5", "-"])
         #expect(result.status == 0, "\(result.stderr)")
         return result.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }.map {
             String($0.split(separator: ",").last ?? "").trimmingCharacters(in: .whitespaces)
@@ -68,7 +68,7 @@ import Testing
         let result = try BuiltBinary.run(
             ["record", "--video", "lavfi:testsrc2=size=320x240:rate=30", "--frames", "90", "--quiet", file])
         #expect(result.status == 0, "\(result.stderr)")
-        let packets = try RecordOracle.runTool(
+        let packets = try ChildProcess.run(
             "ffprobe",
             ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=flags", "-of", "csv=p=0", file])
         let flags = packets.stdout.split(separator: "\n")

@@ -24,7 +24,7 @@ import Testing
         #expect(spec.contains("\(audio.channels ?? 0)ch"), "\(spec)")
         #expect(abs((probe.duration ?? 0) - 1.5) <= 0.15)
         // A tone, not silence: the mean level of a full-scale-ish sine is far above -60 dB.
-        let level = try RecordOracle.runTool(
+        let level = try ChildProcess.run(
             "ffmpeg", ["-nostdin", "-i", file, "-af", "volumedetect", "-f", "null", "-"])
         let mean = level.stderr.split(separator: "\n").first { $0.contains("mean_volume:") }
             .flatMap { Double($0.split(separator: " ").dropLast().last ?? "") }
@@ -33,7 +33,7 @@ import Testing
 
     /// Where each stream's last packet ends, in seconds (ffprobe's packet times).
     static func streamEnds(_ path: String) throws -> (video: Double, audio: Double) {
-        let result = try RecordOracle.runTool(
+        let result = try ChildProcess.run(
             "ffprobe",
             ["-v", "error", "-show_entries", "packet=codec_type,pts_time,duration_time", "-of", "csv=p=0", path])
         var ends: [String: Double] = [:]
@@ -55,7 +55,7 @@ import Testing
         let server = try MicrophonePulseTests.TestServer()
         defer { server.stop() }
         let scratch = try RecordScratch()
-        let player = try MicrophoneTestSupport.spawn(
+        let player = try ChildProcess(
             "ffmpeg",
             [
                 "-nostdin", "-v", "error", "-re", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100", "-f",
@@ -63,8 +63,8 @@ import Testing
             ], environment: server.environment)
         defer {
             // SIGKILL: on SIGTERM ffmpeg drains its PulseAudio output, which can wait for ever.
-            kill(player, SIGKILL)
-            _ = MicrophoneTestSupport.wait(player)
+            player.signal(SIGKILL)
+            player.wait()
         }
         try await Task.sleep(nanoseconds: 1_000_000_000)
         let file = scratch.path("c.mkv")
@@ -77,8 +77,8 @@ import Testing
         let (process, exit) = try await RealTimeSlots.run {
             var command = ["PULSE_SERVER=unix:\(server.socket)"]
             if getuid() == 0 { command += ["nice", "-n", "-10"] }
-            let process = try RecordingProcess(
-                command + [BuiltBinary.url.path] + arguments, program: "/usr/bin/env", in: scratch)
+            let process = try ChildProcess.recording(
+                command + [BuiltBinary.path] + arguments, program: "/usr/bin/env", in: scratch)
             let exit = try await onOwnThread {
                 if duration == nil {
                     process.sleep(untilElapsed: 4)

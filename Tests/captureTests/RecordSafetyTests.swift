@@ -34,7 +34,7 @@ import Testing
         let file = scratch.path("c06.\(stop.ext)")
         let audio = stop.audio ? ["--audio", "test"] : []
         let (process, exit, took, signalledAt) = try await RealTimeSlots.run {
-            let process = try RecordingProcess.realTime(["record", "--video", "test"] + audio + [file], in: scratch)
+            let process = try ChildProcess.realTime(["record", "--video", "test"] + audio + [file], in: scratch)
             let (exit, took, signalledAt) = try await onOwnThread {
                 process.sleep(untilElapsed: 4)
                 let signalled = Date()
@@ -51,7 +51,7 @@ import Testing
         #expect(took < 3, "took \(took) s to finish after the signal")
         #expect(process.stdout.contains("stopped by: \(signalName(stop.signals[0]))"), "\(process.stdout)")
 
-        let valid = try RecordOracle.runTool("ffprobe", ["-v", "error", "-show_format", file])
+        let valid = try ChildProcess.run("ffprobe", ["-v", "error", "-show_format", file])
         #expect(valid.status == 0 && valid.stderr.isEmpty, "\(valid.stderr)")
         let probe = try RecordOracle.probe(file)
         #expect(probe.streams.count == (stop.audio ? 2 : 1))
@@ -59,7 +59,7 @@ import Testing
         #expect(
             abs(duration - 4) <= 0.7,
             "duration \(duration); signalled \(signalledAt) s after the start; \(process.stdout)")
-        let decode = try RecordOracle.runTool("ffmpeg", ["-nostdin", "-v", "error", "-i", file, "-f", "null", "-"])
+        let decode = try ChildProcess.run("ffmpeg", ["-nostdin", "-v", "error", "-i", file, "-f", "null", "-"])
         #expect(decode.status == 0 && decode.stderr.isEmpty, "\(decode.stderr)")
     }
 
@@ -70,7 +70,7 @@ import Testing
         let scratch = try RecordScratch()
         let file = scratch.path("killed.\(ext)")
         let exit = try await RealTimeSlots.run {
-            let process = try RecordingProcess.realTime(
+            let process = try ChildProcess.realTime(
                 ["record", "--video", "test", "--framerate", "30", "--quiet", file], in: scratch)
             return try await onOwnThread {
                 process.sleep(untilElapsed: 5)
@@ -81,7 +81,7 @@ import Testing
         #expect(exit == .init(status: nil, signal: SIGKILL))
 
         // Every frame ffprobe can decode, by its time; the cut-off end may draw complaints.
-        let result = try RecordOracle.runTool(
+        let result = try ChildProcess.run(
             "ffprobe",
             [
                 "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=r_frame_rate:frame=pts_time",

@@ -16,7 +16,7 @@ import Testing
     static func samples(_ input: [String]) throws -> [Int32] {
         let scratch = try RecordScratch()
         let raw = scratch.path("samples.raw")
-        let result = try RecordOracle.runTool(
+        let result = try ChildProcess.run(
             "ffmpeg", ["-nostdin", "-v", "error"] + input + ["-f", "s32le", "-c:a", "pcm_s32le", "-y", raw])
         #expect(result.status == 0, "\(result.stderr)")
         let data = try Data(contentsOf: URL(fileURLWithPath: raw))
@@ -24,7 +24,7 @@ import Testing
     }
 
     static func record(_ arguments: [String], environment: [String: String] = [:]) throws -> (
-        BuiltBinary.Result, [String: Any]?
+        ChildProcess.Result, [String: Any]?
     ) {
         let result = try BuiltBinary.run(["record", "--json", "--quiet"] + arguments, environment: environment)
         let summary = result.status == 0 ? try MicrophoneTestSupport.object(result.stdout) : nil
@@ -84,7 +84,7 @@ import Testing
     @Test func alsaMicrophoneKeepsItsLowBits() throws {
         let scratch = try RecordScratch()
         let raw = scratch.path("tone.raw")
-        let made = try RecordOracle.runTool(
+        let made = try ChildProcess.run(
             "ffmpeg", ["-nostdin", "-v", "error", "-f", "lavfi", "-i", Self.tone32, "-f", "s32le", "-y", raw])
         #expect(made.status == 0, "\(made.stderr)")
         let asoundrc = """
@@ -155,7 +155,7 @@ import Testing
             let file = scratch.path("x.\(ext)")
             let (result, _) = try Self.record(["--audio", graph, file])
             #expect(result.status == 0, "\(result.stderr)")
-            let probe = try RecordOracle.runTool(
+            let probe = try ChildProcess.run(
                 "ffprobe", ["-v", "error", "-show_entries", "stream=channel_layout", "-of", "csv=p=0", file])
             #expect(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == name, "\(ext)")
         }

@@ -21,7 +21,7 @@ import Testing
         let streams = try #require(object["streams"] as? [[String: Any]])
         #expect(streams.count == 1)
         let stream = try #require(streams.first)
-        let oracle = try RecordOracle.runTool(
+        let oracle = try ChildProcess.run(
             "ffprobe",
             [
                 "-v", "error", "-f", "lavfi", "-i", graph, "-show_entries",

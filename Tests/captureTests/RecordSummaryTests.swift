@@ -93,7 +93,7 @@ import Testing
         ])
         try #require(made.status == 0, "\(made.stderr)")
 
-        let process = try RecordingProcess(
+        let process = try ChildProcess.recording(
             [
                 "record", "--video", "test", "--audio", "test", "--duration", "3", "--preset", "ultrafast", "--json",
                 file,

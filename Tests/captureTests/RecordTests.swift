@@ -285,10 +285,10 @@ import Testing
         let scratch = try RecordScratch()
         let file = scratch.path("progress.mkv")
         let command = [
-            BuiltBinary.url.path, "record", "--video", "test", "--duration", "1", "--preset", "ultrafast", file,
+            BuiltBinary.path, "record", "--video", "test", "--duration", "1", "--preset", "ultrafast", file,
         ]
         // script(1) gives the command a pseudo-terminal and copies what it writes.
-        let terminal = try RecordOracle.runTool("script", ["-qfec", command.joined(separator: " "), "/dev/null"])
+        let terminal = try ChildProcess.run("script", ["-qfec", command.joined(separator: " "), "/dev/null"])
         #expect(terminal.status == 0, "\(terminal.stderr)")
         let updates = terminal.stdout.components(separatedBy: "\r").filter {
             $0.contains(" frames ") && $0.contains(" fps ")

@@ -7,7 +7,7 @@ import Testing
 @Suite struct RecordValgrindTests {
     @Test(
         .enabled(
-            if: MicrophoneTestSupport.which("valgrind") != nil, "valgrind is not installed (make deps installs it)"))
+            if: ChildProcess.which("valgrind") != nil, "valgrind is not installed (make deps installs it)"))
     func threeHundredFramesLoseNoMemory() async throws {
         let scratch = try RecordScratch()
         let file = scratch.path("valgrind.mp4")
@@ -16,16 +16,16 @@ import Testing
         // errors, since the Swift runtime and Dispatch keep caches reachable until exit.
         // At the lowest priority: it takes a core for half a minute, which the real-time cases
         // running beside it must not feel.
-        let valgrind = try #require(MicrophoneTestSupport.which("valgrind"))
-        let process = try RecordingProcess(
+        let valgrind = try #require(ChildProcess.which("valgrind"))
+        let process = try ChildProcess.recording(
             [
                 "-n", "19", valgrind, "--leak-check=full", "--errors-for-leak-kinds=definite", "--error-exitcode=99",
                 "--log-file=\(log)",
-                BuiltBinary.url.path, "record", "--video", "lavfi:testsrc2=size=320x240:rate=30", "--audio",
+                BuiltBinary.path, "record", "--video", "lavfi:testsrc2=size=320x240:rate=30", "--audio",
                 RecordSources.audio,
                 "--frames", "300", "--preset", "ultrafast", "--quiet", file,
             ],
-            program: try #require(MicrophoneTestSupport.which("nice")), in: scratch)
+            program: try #require(ChildProcess.which("nice")), in: scratch)
         let exit = try await onOwnThread { process.wait(timeout: 600) }
         let report = String(decoding: FileManager.default.contents(atPath: log) ?? Data(), as: UTF8.self)
         #expect(

@@ -26,8 +26,8 @@ import Testing
     }
 
     static func tool(_ name: String) throws -> URL {
-        guard let path = MicrophoneTestSupport.which(name) else {
-            throw MicrophoneTestSupport.ToolMissing(program: name)
+        guard let path = ChildProcess.which(name) else {
+            throw ChildProcess.ToolMissing(program: name)
         }
         return URL(fileURLWithPath: path)
     }
@@ -69,11 +69,11 @@ import Testing
         let scratch = try Scratch("manual")
         try scratch.write("capture.1", result.stdout)
 
-        let groff = try BuiltBinary.run(try Self.tool("groff"), ["-man", "-ww", "-z", scratch.path("capture.1")])
+        let groff = try ChildProcess.run(try Self.tool("groff"), ["-man", "-ww", "-z", scratch.path("capture.1")])
         #expect(groff.status == 0)
         #expect(groff.stderr.isEmpty, "groff warns: \(groff.stderr)")
 
-        let man = try BuiltBinary.run(
+        let man = try ChildProcess.run(
             try Self.tool("man"), ["-l", scratch.path("capture.1")],
             environment: ["MANWIDTH": "200", "MANPAGER": "cat", "PAGER": "cat", "MAN_KEEP_FORMATTING": ""])
         #expect(man.status == 0, "man: \(man.stderr)")
@@ -174,7 +174,7 @@ import Testing
             """
         for line in lines { driver += "drive \(BashQuote.quote(line))\n" }
         try scratch.write("drive.bash", driver)
-        let bash = try BuiltBinary.run(
+        let bash = try ChildProcess.run(
             try tool("bash"), ["--norc", "--noprofile", scratch.path("drive.bash")],
             environment: scratch.environment.merging(environment) { $1 })
         #expect(bash.status == 0, "bash: \(bash.stderr)")
@@ -259,7 +259,7 @@ import Testing
             print -r -- "$out"
             """
         try scratch.write("drive.zsh", driver)
-        let zsh = try BuiltBinary.run(
+        let zsh = try ChildProcess.run(
             try tool("zsh"), ["-f", scratch.path("drive.zsh")], environment: scratch.environment)
         #expect(zsh.status == 0, "zsh: \(zsh.stderr)")
         return zsh.stdout.replacingOccurrences(of: "\u{1B}\\[[0-9;?]*[a-zA-Z]", with: "", options: .regularExpression)
@@ -274,7 +274,7 @@ import Testing
         try FileManager.default.createDirectory(
             atPath: scratch.path("functions"), withIntermediateDirectories: true)
         try scratch.write("functions/_capture", script.stdout)
-        let parse = try BuiltBinary.run(try Self.tool("zsh"), ["-n", scratch.path("functions/_capture")])
+        let parse = try ChildProcess.run(try Self.tool("zsh"), ["-n", scratch.path("functions/_capture")])
         #expect(parse.status == 0 && parse.stderr.isEmpty, "zsh -n: \(parse.stderr)")
 
         /// The words of what was typed after the line itself: the listing of candidates.
@@ -309,7 +309,7 @@ import Testing
         let scratch = try Scratch("fish")
         try scratch.write("capture.fish", script.stdout)
         let fish = try Self.tool("fish")
-        let parse = try BuiltBinary.run(fish, ["--no-execute", scratch.path("capture.fish")])
+        let parse = try ChildProcess.run(fish, ["--no-execute", scratch.path("capture.fish")])
         #expect(parse.status == 0 && parse.stderr.isEmpty, "fish --no-execute: \(parse.stderr)")
 
         let lines = [
@@ -319,7 +319,7 @@ import Testing
         var driver = "source \(scratch.path("capture.fish")); cd \(scratch.path("files"))\n"
         for line in lines { driver += "complete -C \(BashQuote.quote(line)); echo ==\n" }
         try scratch.write("drive.fish", driver)
-        let result = try BuiltBinary.run(
+        let result = try ChildProcess.run(
             fish, ["--no-config", scratch.path("drive.fish")], environment: scratch.environment)
         #expect(result.status == 0, "fish: \(result.stderr)")
         // `complete -C` prints `word<TAB>description`.

@@ -96,19 +96,12 @@ import Testing
 /// libpulse's own complaints (an unusable `$HOME`) stay off the terminal unless `--verbose`.
 @Suite struct PulseLogTests {
     /// Runs the binary with exactly `environment` (libpulse looks at `$HOME` only when
-    /// `XDG_RUNTIME_DIR` is unset, which `BuiltBinary.run` cannot do), and returns its stderr.
+    /// `XDG_RUNTIME_DIR` is unset, which an environment added to ours cannot say), and returns its
+    /// status and stderr.
     static func standardError(_ arguments: [String], environment: [String: String]) throws -> (Int32, String) {
-        let process = Process()
-        process.executableURL = BuiltBinary.url
-        process.arguments = arguments
-        process.environment = environment
-        let err = Pipe()
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = err
-        try process.run()
-        let data = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let result = try ChildProcess.run(
+            BuiltBinary.path, arguments, environment: environment, inheritEnvironment: false)
+        return (result.status, result.stderr)
     }
 
     @Test func libpulseLinesShowOnlyWithVerbose() throws {

@@ -67,9 +67,14 @@ import Testing
         try "pcm.x { type null ".write(to: broken, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: broken) }
         // libasound's complaint goes to the library log, not to stderr.
-        LibraryLog.shared.install(verbose: false)
-        #expect(!tree.load(path: broken.path))
-        #expect(LibraryLog.shared.takeLastError()?.contains("Unexpected") == true)
+        let log = LibraryLog.installedForTests
+        let path = broken.path
+        let (loaded, complaint) = onThreadOfItsOwn { () -> (Bool?, String?) in
+            guard let tree = ALSAConfigTree() else { return (nil, nil) }
+            return (tree.load(path: path), log.takeLastError())
+        }
+        #expect(loaded == false)
+        #expect(complaint?.contains("Unexpected") == true)
     }
 
     @Test(arguments: [

@@ -10,12 +10,6 @@ source "$(dirname "$0")/../lib.sh"
 need_capture
 
 mic=hw:CARD=Dummy,DEV=0
-run() { # NAME ARGS...: ARGS with stdout and stderr into $VM_OUT/NAME.*; prints the status
-    local name=$1 rc=0
-    shift
-    "$@" >"$VM_OUT/$name.out" 2>"$VM_OUT/$name.err" || rc=$?
-    echo "$rc"
-}
 # amixer's state of one element, one channel a line: "raw percent dB switch".
 state() { # ELEMENT
     amixer -c Dummy sget "$1" | sed -n 's/^  \(Front Left\|Front Right\|Mono\): \(Capture \)\?\(-\?[0-9]*\) \[\([0-9]*%\)\] \[\([-0-9.]*dB\)\]\( Capture\)\?\( \[\(on\|off\)\]\)\?.*/\3 \4 \5 \8/p'

@@ -21,13 +21,6 @@ format=$(v4l2-ctl -d $cam --get-fmt-video | awk -F': *' '
     /Pixel Format/ { split($2, pf, "\047"); print "width=" wh[1] ",height=" wh[2] ",pixelformat=" pf[2] }')
 restore_format() { v4l2-ctl -d $cam --set-fmt-video="$format" >/dev/null 2>&1 || true; }
 trap restore_format EXIT
-
-run() { # NAME ARGS...: ARGS with stdout and stderr into $VM_OUT/NAME.*; prints the status
-    local name=$1 rc=0
-    shift
-    "$@" >"$VM_OUT/$name.out" 2>"$VM_OUT/$name.err" || rc=$?
-    echo "$rc"
-}
 # Every readable value as v4l2-ctl reads it, one "name value" a line; gain is left out while
 # gain_automatic is on, when the camera changes it by itself.
 values() {

@@ -10,14 +10,8 @@ need_capture
 denied=/dev/video10
 open=/dev/video20
 # Tests in the same boot share these nodes: put their owner and mode back on the way out.
-saved=$(stat -c '%u:%g %a %n' "$denied" "$open")
-restore() {
-    while read -r owner mode node; do
-        chown "$owner" "$node"
-        chmod "$mode" "$node"
-    done <<<"$saved"
-}
-trap restore EXIT
+keep_modes "$denied" "$open"
+trap restore_modes EXIT
 chown 0:0 "$denied"
 chmod 600 "$denied"
 chmod 666 "$open"

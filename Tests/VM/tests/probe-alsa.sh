@@ -128,14 +128,8 @@ check_eq "C12: a PulseAudio source name given as ALSA exits 66" 66 "$rc"
 check "C12: ... with a hint to use pulse:" grep -qF "use pulse:alsa_input.pci-0000_00_1f.3.analog-stereo" "$VM_OUT/pulse-name.err"
 
 # Permission denied: the dummy's nodes closed to others, probed as nobody.
-saved=$(stat -c '%u:%g %a %n' /dev/snd/*)
-restore() {
-    while read -r owner mode node; do
-        chown "$owner" "$node"
-        chmod "$mode" "$node"
-    done <<<"$saved"
-}
-trap restore EXIT
+keep_modes /dev/snd/*
+trap restore_modes EXIT
 chown 0:0 /dev/snd/*
 chmod 600 /dev/snd/*
 bin=$(mktemp -d)

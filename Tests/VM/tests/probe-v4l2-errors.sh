@@ -7,13 +7,6 @@ set -euo pipefail
 source "$(dirname "$0")/../lib.sh"
 need_capture
 
-run() { # NAME ARGS...: capture ARGS, stdout and stderr into $VM_OUT/NAME.*; prints the status
-    local name=$1 rc=0
-    shift
-    "$@" >"$VM_OUT/$name.out" 2>"$VM_OUT/$name.err" || rc=$?
-    echo "$rc"
-}
-
 check_eq "unknown path: exit 66" 66 "$(run missing "$CAPTURE" probe /dev/video99)"
 check "unknown path: stderr lists the cameras" grep -q '/dev/video10, /dev/video20' "$VM_OUT/missing.err"
 
@@ -39,8 +32,8 @@ check_eq "index 1 is the second camera" /dev/video20 "$(json "$VM_OUT/index.out"
 
 # Permission denied: the node root's with mode 600, probed by nobody.
 node=/dev/video10
-saved=$(stat -c '%u:%g %a' "$node")
-trap 'chown "${saved%% *}" "$node"; chmod "${saved##* }" "$node"' EXIT
+keep_modes "$node"
+trap restore_modes EXIT
 chown 0:0 "$node"
 chmod 600 "$node"
 bin=$(mktemp -d)

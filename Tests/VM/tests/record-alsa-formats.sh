@@ -36,19 +36,6 @@ ASOUNDRC
 out=$(mktemp -d)
 dummy=hw:CARD=Dummy,DEV=0
 
-run() { # NAME ARGS...: ARGS with stdout and stderr into $VM_OUT/NAME.*; prints the status
-    local name=$1 rc=0
-    shift
-    "$@" >"$VM_OUT/$name.out" 2>"$VM_OUT/$name.err" || rc=$?
-    echo "$rc"
-}
-value() { # FILE ENTRY: one ffprobe value a line
-    ffprobe -v error -show_entries "$2" -of default=noprint_wrappers=1:nokey=1 "$1"
-}
-near() { # A B TOLERANCE: |A - B| <= TOLERANCE
-    "$VM_PYTHON" -I -S -c "import sys; sys.exit(abs(float('$1') - float('$2')) > float('$3'))"
-}
-
 # C04: one channel from a stereo-only device: downmixed, three seconds long.
 check_eq "C04 --channels 1: exit 0" 0 "$(run mono "$CAPTURE" record --audio $dummy --channels 1 --duration 3 "$out/mono.wav")"
 check_eq "C04 --channels 1: one channel at 48000 Hz" $'48000\n1' "$(value "$out/mono.wav" stream=sample_rate,channels)"
@@ -75,12 +62,10 @@ check_eq "C05 mono24: opened as packed 24-bit" pcm_s24le "$(json "$VM_OUT/c05.ou
 # Issue 11: the bits a microphone delivers survive. The feeder plays a 997 Hz tone with a 3001 Hz
 # part 100 dB below full scale into the loopback; while it plays, the capture side has its format.
 tone="0.5*sin(2*PI*997*t)+0.00001*sin(2*PI*3001*t)"
-feed() { # FORMAT CHANNELS RATE CODEC: plays the tone into the loopback until killed
+feed() { # FORMAT CHANNELS RATE CODEC: plays the tone into the loopback until tone_stop
     local graph=$tone
     for ((i = 1; i < $2; i++)); do graph="$graph|$tone"; done
-    ffmpeg -nostdin -v error -re -f lavfi -i "aevalsrc=$graph:s=$3,aformat=sample_fmts=s32" -c:a "$4" \
-        -f alsa hw:CARD=Loopback,DEV=0,SUBDEV=0 &
-    feeder=$!
+    tone_start "aevalsrc=$graph:s=$3,aformat=sample_fmts=s32" -c:a "$4"
     sleep 1
 }
 bits() { # FILE MASK: "SOUNDING WITHOUT" - samples (decoded to s32) that are not zero, and of
@@ -98,8 +83,7 @@ few() { # SOUNDING WITHOUT: at least a second's worth sounding, under 1 % withou
 feed s32 4 16000 pcm_s32le
 check_eq "issue 11 array4 (S32_LE, 4 channels): exit 0" 0 \
     "$(run s32 "$CAPTURE" record --audio array4 --duration 2 --json "$out/s32.wav")"
-kill $feeder 2>/dev/null || true
-wait $feeder 2>/dev/null || true
+tone_stop
 check_eq "issue 11 array4: pcm_s32le, 4 channels at 16000 Hz" $'pcm_s32le\n16000\n4' \
     "$(value "$out/s32.wav" stream=codec_name,sample_rate,channels)"
 check_eq "issue 11 array4: the summary says s32 in 4.0" "s32 4.0" \
@@ -110,8 +94,7 @@ check "issue 11 array4: the low 16 bits are kept ($without of $sounding samples 
 feed s24 1 48000 pcm_s24le
 check_eq "issue 11 mono24 (S24_3LE) with a tone: exit 0" 0 \
     "$(run s24 "$CAPTURE" record --audio mono24 --duration 2 --json "$out/s24.wav")"
-kill $feeder 2>/dev/null || true
-wait $feeder 2>/dev/null || true
+tone_stop
 check_eq "issue 11 mono24: pcm_s24le" pcm_s24le "$(value "$out/s24.wav" stream=codec_name)"
 check_eq "issue 11 mono24: the summary says s24" s24 "$(json "$VM_OUT/s24.out" 'd["audio"]["sample_format"]')"
 read -r sounding without <<<"$(bits "$out/s24.wav" 0xff00)"

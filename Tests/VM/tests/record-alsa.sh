@@ -12,23 +12,9 @@ need_capture
 mic=hw:CARD=Loopback,DEV=1,SUBDEV=0
 out=$(mktemp -d)
 
-run() { # NAME ARGS...: ARGS with stdout and stderr into $VM_OUT/NAME.*; prints the status
-    local name=$1 rc=0
-    shift
-    "$@" >"$VM_OUT/$name.out" 2>"$VM_OUT/$name.err" || rc=$?
-    echo "$rc"
-}
-value() { # FILE ENTRY [STREAM]: one ffprobe value
-    ffprobe -v error ${3:+-select_streams "$3"} -show_entries "$2" -of default=noprint_wrappers=1:nokey=1 "$1"
-}
-near() { # A B TOLERANCE: |A - B| <= TOLERANCE
-    "$VM_PYTHON" -I -S -c "import sys; sys.exit(abs(float('$1') - float('$2')) > float('$3'))"
-}
-
 # A 1 kHz tone played into the loopback's playback side comes out of its capture side.
-ffmpeg -nostdin -v error -re -f lavfi -i sine=f=1000:r=48000 -ac 2 -f alsa hw:CARD=Loopback,DEV=0,SUBDEV=0 &
-feeder=$!
-trap 'kill $feeder 2>/dev/null || true' EXIT
+tone_start
+trap tone_stop EXIT
 sleep 3
 
 check_eq "tone to .wav: exit 0" 0 "$(run wav "$CAPTURE" record --audio $mic --duration 3 "$out/tone.wav")"

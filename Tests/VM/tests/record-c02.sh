@@ -12,17 +12,10 @@ need_capture
 
 mic=hw:CARD=Loopback,DEV=1,SUBDEV=0
 out=$(mktemp -d)  # the guest's own memory: the recording stays off the shared folder
-near() { # A B TOLERANCE: |A - B| <= TOLERANCE
-    "$VM_PYTHON" -I -S -c "import sys; sys.exit(abs(float('$1') - float('$2')) > float('$3'))"
-}
-value() { # FILE ENTRY [STREAM]: one ffprobe value
-    ffprobe -v error ${3:+-select_streams "$3"} -show_entries "$2" -of default=noprint_wrappers=1:nokey=1 "$1"
-}
 
 # A tone into the loopback's playback side, so the microphone delivers real samples.
-ffmpeg -nostdin -v error -re -f lavfi -i sine=f=1000:r=48000 -ac 2 -f alsa hw:CARD=Loopback,DEV=0,SUBDEV=0 &
-feeder=$!
-trap 'kill $feeder 2>/dev/null || true' EXIT
+tone_start
+trap tone_stop EXIT
 sleep 3
 
 # GNU time reads the peak RSS from wait4 (ru_maxrss, KiB) and writes it to a file of its own.

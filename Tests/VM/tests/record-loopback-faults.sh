@@ -15,25 +15,14 @@ need_capture
 cam=/dev/video32
 out=$(mktemp -d)
 trap 'loop_producer_stop $cam' EXIT
-duration() { ffprobe -v error -show_entries format=duration -of default=noprint_wrappers=1:nokey=1 "$1" 2>/dev/null || echo 0; }
 "$CAPTURE" --version >/dev/null # the first start under emulation is the slowest
-
-# Waits up to 20 s for FILE to exist (the recorder creates it with the first frame it writes).
-appeared() { # FILE
-    for _ in $(seq 400); do
-        [[ -e $1 ]] && return 0
-        sleep 0.05
-    done
-    return 1
-}
-tenths_since() { echo $((($(date +%s%N) - $1) / 100000000)); }
 
 # The producer stops 3 s into the recording.
 check "camera fed: mjpeg 320x180 15" loop_producer_start $cam mjpeg 320x180 15
 "$CAPTURE" record --video $cam --codec h264 --preset ultrafast --stall-timeout 2 --duration 60 \
     "$out/stop.mkv" >"$VM_OUT/stop.out" 2>"$VM_OUT/stop.err" &
 pid=$!
-appeared "$out/stop.mkv" || true
+appeared "$out/stop.mkv" >/dev/null || true
 sleep 3
 loop_producer_stop $cam
 stopped=$(date +%s%N)
@@ -44,8 +33,8 @@ check "producer stops: within the stall timeout + 3 s ($took tenths)" test "$too
 check "producer stops: stderr says the camera stalled" grep -q "^Error: $cam: .*stalled" "$VM_OUT/stop.err"
 check_eq "producer stops: one line on stderr" 1 "$(wc -l <"$VM_OUT/stop.err")"
 check_eq "producer stops: the file reads back" 0 "$(ffprobe -v error "$out/stop.mkv" >/dev/null 2>&1; echo $?)"
-check "producer stops: with the 3 s before ($(duration "$out/stop.mkv") s)" \
-    test "$(duration "$out/stop.mkv" | cut -d. -f1)" -ge 2
+check "producer stops: with the 3 s before ($(value "$out/stop.mkv" format=duration) s)" \
+    test "$(value "$out/stop.mkv" format=duration | cut -d. -f1)" -ge 2
 
 # The node is free again: once the reader is gone, the next producer may choose its size.
 # Then a producer restarted at 640x360 while the recording runs at 320x180.
@@ -53,7 +42,7 @@ check "camera fed: mjpeg 320x180 15" loop_producer_start $cam mjpeg 320x180 15
 "$CAPTURE" record --video $cam --codec h264 --preset ultrafast --stall-timeout 2 --duration 60 \
     "$out/resize.mkv" >"$VM_OUT/resize.out" 2>"$VM_OUT/resize.err" &
 pid=$!
-appeared "$out/resize.mkv" || true
+appeared "$out/resize.mkv" >/dev/null || true
 sleep 3
 loop_producer_stop $cam
 check "camera fed: mjpeg 640x360 15" loop_producer_start $cam mjpeg 640x360 15
@@ -64,8 +53,8 @@ check "producer restarted at another size: stderr names the camera" grep -q "^Er
 check_eq "producer restarted at another size: one line on stderr" 1 "$(wc -l <"$VM_OUT/resize.err")"
 check_eq "producer restarted at another size: the file reads back" 0 \
     "$(ffprobe -v error "$out/resize.mkv" >/dev/null 2>&1; echo $?)"
-check "producer restarted at another size: with the 3 s before ($(duration "$out/resize.mkv") s)" \
-    test "$(duration "$out/resize.mkv" | cut -d. -f1)" -ge 2
+check "producer restarted at another size: with the 3 s before ($(value "$out/resize.mkv" format=duration) s)" \
+    test "$(value "$out/resize.mkv" format=duration | cut -d. -f1)" -ge 2
 
 rm -rf "$out"
 finish

@@ -14,12 +14,6 @@ need_capture
 cam=/dev/video31
 out=$(mktemp -d)
 trap 'loop_producer_stop $cam' EXIT
-value() { # FILE ENTRY [STREAM]: one ffprobe value (nothing for a file that does not read back)
-    ffprobe -v error ${3:+-select_streams "$3"} -show_entries "$2" -of default=noprint_wrappers=1:nokey=1 "$1" 2>/dev/null || true
-}
-near() { # A B TOLERANCE: |A - B| <= TOLERANCE
-    "$VM_PYTHON" -I -S -c "import sys; sys.exit(abs(float('$1') - float('$2')) > float('$3'))"
-}
 "$CAPTURE" --version >/dev/null # the first start under emulation is the slowest
 
 # Checks one recording: exit 0, an H.264 stream of the camera's size, 3 s less at most the wait
@@ -30,12 +24,10 @@ recorded() { # NAME FILE RC
     [[ $rc == 0 ]] || sed 's/^/  stderr: /' "$VM_OUT/${name// /-}.err" | head -n 5
     [[ -s $file ]] || { check "$name: a file was written" false; return 0; }
     check_eq "$name: h264 320x180" $'h264\n320\n180' "$(value "$file" stream=codec_name,width,height v:0)"
-    local dur errors
+    local dur
     dur=$(value "$file" format=duration)
     check "$name: 2 to 3.5 s ($dur s)" near "$dur" 2.75 0.75
-    # -enc_time_base -1: see record-loopback-mjpeg.sh; decoding errors still show.
-    errors=$(ffmpeg -nostdin -v error -i "$file" -enc_time_base -1 -f null - 2>&1 | head -n 3 || true)
-    check_eq "$name: ffmpeg -v error decodes it without a message" "" "$errors"
+    check "$name: ffmpeg -v error decodes it without a message" clean "$file"
 }
 
 check "camera fed: h264 320x180 15" loop_producer_start $cam h264 320x180 15
@@ -92,8 +84,7 @@ if json_has "$VM_OUT/holes.out" video; then
     check "empty buffers in H.264, copy: counted as dropped ($lost >= 1)" test "$lost" -ge 1
 fi
 if [[ -s $out/holes.mkv ]]; then
-    errors=$(ffmpeg -nostdin -v error -i "$out/holes.mkv" -enc_time_base -1 -f null - 2>&1 | head -n 3 || true)
-    check_eq "empty buffers in H.264, copy: decodes without a message" "" "$errors"
+    check "empty buffers in H.264, copy: decodes without a message" clean "$out/holes.mkv"
 else
     check "empty buffers in H.264, copy: a file was written" false
 fi

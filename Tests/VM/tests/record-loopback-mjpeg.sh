@@ -16,22 +16,6 @@ need_capture
 cam=/dev/video30
 out=$(mktemp -d)
 trap 'loop_producer_stop $cam' EXIT
-value() { # FILE ENTRY [STREAM]: one ffprobe value (nothing for a file that does not read back)
-    ffprobe -v error ${3:+-select_streams "$3"} -show_entries "$2" -of default=noprint_wrappers=1:nokey=1 "$1" 2>/dev/null || true
-}
-near() { # A B TOLERANCE: |A - B| <= TOLERANCE
-    "$VM_PYTHON" -I -S -c "import sys; sys.exit(abs(float('$1') - float('$2')) > float('$3'))"
-}
-# ffmpeg's null output takes its time base from the rate it guesses for the stream; a camera
-# whose frames come unevenly (this producer, on the guest's one busy CPU) then has two frames in
-# one of its ticks, which ffmpeg reports about its own output. -enc_time_base -1 keeps the file's
-# time base, so what remains is what the file itself holds: decoding errors, bad timestamps.
-clean() { # FILE: ffmpeg decodes it without a message; shows the first ones if not
-    local said
-    said=$(ffmpeg -nostdin -v error -i "$1" -enc_time_base -1 -f null - 2>&1 | head -n 2 || true)
-    [[ -z $said ]] || printf '  ffmpeg: %s\n' "${said//$'\n'/$'\n  ffmpeg: '}"
-    [[ -z $said ]]
-}
 "$CAPTURE" --version >/dev/null # the first start under emulation is the slowest
 
 # The feed of the issue: every JPEG damaged by the noise filter. ffmpeg records all of it.

@@ -13,19 +13,7 @@ source "$(dirname "$0")/../lib.sh"
 need_capture
 
 out=$(mktemp -d)
-run() { # NAME ARGS...: ARGS with stdout and stderr into $VM_OUT/NAME.*; prints the status
-    local name=$1 rc=0
-    shift
-    "$@" >"$VM_OUT/$name.out" 2>"$VM_OUT/$name.err" || rc=$?
-    echo "$rc"
-}
-value() { # FILE ENTRIES [STREAM]: ffprobe values, one a line
-    ffprobe -v error ${3:+-select_streams "$3"} -show_entries "$2" -of default=noprint_wrappers=1:nokey=1 "$1"
-}
 readable() { ffprobe -v error "$1" >/dev/null 2>&1; }
-near() { # A B TOLERANCE: |A - B| <= TOLERANCE
-    "$VM_PYTHON" -I -S -c "import sys; sys.exit(abs(float('$1') - float('$2')) > float('$3'))"
-}
 "$CAPTURE" --version >/dev/null  # the first start under emulation is the slowest
 
 # hw:1,0 is card 1 (Dummy), device 0: the same device as its CARD= form, the same recording.

@@ -10,22 +10,7 @@ need_capture
 
 cam=/dev/video10
 out=$(mktemp -d)
-near() { # A B TOLERANCE: |A - B| <= TOLERANCE
-    "$VM_PYTHON" -I -S -c "import sys; sys.exit(abs(float('$1') - float('$2')) > float('$3'))"
-}
-duration() { ffprobe -v error -show_entries format=duration -of default=noprint_wrappers=1:nokey=1 "$1"; }
 "$CAPTURE" --version >/dev/null  # the first start under emulation is the slowest
-
-# Waits up to 20 s for FILE to exist (the recorder creates it with the first frame it writes);
-# prints the time it appeared, from date +%s%N.
-appeared() { # FILE
-    for _ in $(seq 400); do
-        [[ -e $1 ]] && { date +%s%N; return 0; }
-        sleep 0.05
-    done
-    return 1
-}
-tenths_since() { echo $(( ($(date +%s%N) - $1) / 100000000 )); }
 
 # C09: vivid's disconnect control acts like an unplug while the device is open. The recording
 # starts when the file appears; 4 s later the camera goes.
@@ -46,7 +31,7 @@ check "C09: stderr says the device was lost" grep -q "^Error: $cam: the device w
 check_eq "C09: one line on stderr" 1 "$(wc -l <"$VM_OUT/lost.err")"
 recorded=$(json "$VM_OUT/lost.out" 'd["duration"]')
 check_eq "C09: the file reads back" 0 "$(ffprobe -v error "$out/lost.mkv" >/dev/null 2>&1; echo $?)"
-dur=$(duration "$out/lost.mkv")
+dur=$(value "$out/lost.mkv" format=duration)
 check "C09: its duration is what the summary says ($dur s, summary $recorded s)" near "$dur" "$recorded" 0.1
 check "C09: DUR is the time to the disconnect +- 1 s ($dur s, disconnected $ran s after the file appeared)" \
     near "$dur" "$ran" 1
@@ -68,7 +53,7 @@ v4l2-ctl -d $cam -c percentage_of_dropped_buffers=0
 check_eq "stall: exit 74" 74 "$rc"
 check "stall: within the stall timeout + 3 s ($took tenths)" test "$took" -le 50
 check "stall: stderr says the device stalled" grep -q "^Error: $cam: no data for 2 s; the device stalled" "$VM_OUT/stall.err"
-check "stall: the file reads back with what came before" test "$(duration "$out/stall.mkv" | cut -d. -f1)" -ge 1
+check "stall: the file reads back with what came before" test "$(value "$out/stall.mkv" format=duration | cut -d. -f1)" -ge 1
 check "stall: the node is free again" v4l2-ctl -d $cam --stream-mmap --stream-count=3
 
 # SIGINT while the camera stalls (a long stall timeout, so only the signal can end it): the
@@ -89,8 +74,8 @@ v4l2-ctl -d $cam -c percentage_of_dropped_buffers=0
 check_eq "SIGINT during a stall: exit 0" 0 "$rc"
 check "SIGINT during a stall: within 3 s ($took tenths)" test "$took" -le 30
 check_eq "SIGINT during a stall: the file reads back" 0 "$(ffprobe -v error "$out/stall-int.mkv" >/dev/null 2>&1; echo $?)"
-check "SIGINT during a stall: with what came before ($(duration "$out/stall-int.mkv") s)" \
-    test "$(duration "$out/stall-int.mkv" | cut -d. -f1)" -ge 1
+check "SIGINT during a stall: with what came before ($(value "$out/stall-int.mkv" format=duration) s)" \
+    test "$(value "$out/stall-int.mkv" format=duration | cut -d. -f1)" -ge 1
 check "SIGINT during a stall: the node is free again" v4l2-ctl -d $cam --stream-mmap --stream-count=3
 
 rm -rf "$out"

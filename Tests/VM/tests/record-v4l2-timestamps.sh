@@ -14,17 +14,10 @@ need_capture
 cam=/dev/video10
 mic=hw:CARD=Loopback,DEV=1,SUBDEV=0
 out=$(mktemp -d)
-value() { # FILE ENTRY [STREAM]: one ffprobe value (nothing for a file that does not read back)
-    ffprobe -v error ${3:+-select_streams "$3"} -show_entries "$2" -of default=noprint_wrappers=1:nokey=1 "$1" 2>/dev/null || true
-}
-near() { # A B TOLERANCE: |A - B| <= TOLERANCE
-    "$VM_PYTHON" -I -S -c "import sys; sys.exit(abs(float('$1') - float('$2')) > float('$3'))"
-}
 "$CAPTURE" --version >/dev/null # the first start under emulation is the slowest
 
-ffmpeg -nostdin -v error -re -f lavfi -i sine=f=1000:r=48000 -ac 2 -f alsa hw:CARD=Loopback,DEV=0,SUBDEV=0 &
-feeder=$!
-trap 'kill $feeder 2>/dev/null || true; v4l2-ctl -d $cam -c wrap_timestamp=0 2>/dev/null || true' EXIT
+tone_start
+trap 'tone_stop; v4l2-ctl -d $cam -c wrap_timestamp=0 2>/dev/null || true' EXIT
 
 # The time from a stream's first packet to the end of its last, from the packets themselves (a
 # video packet without a duration lasts one frame at 25 fps).

@@ -12,12 +12,6 @@ need_capture
 cam=/dev/video10
 out=$(mktemp -d)  # the guest's own memory: large raw files stay off the shared folder
 
-run() { # NAME ARGS...: ARGS with stdout and stderr into $VM_OUT/NAME.*; prints the status
-    local name=$1 rc=0
-    shift
-    "$@" >"$VM_OUT/$name.out" 2>"$VM_OUT/$name.err" || rc=$?
-    echo "$rc"
-}
 probe() { # FILE ENTRIES: one ffprobe value a line
     ffprobe -v error -count_packets -select_streams v:0 -show_entries "$2" -of default=noprint_wrappers=1:nokey=1 "$1"
 }
@@ -105,9 +99,8 @@ wait $holder 2>/dev/null || true
 
 # C07 denied: a node the user may not open. As it is here without udev (root's, mode 600) and as
 # udev leaves it (group video, mode 660), capture run as nobody exits 77 naming the video group.
-saved=$(stat -c '%u:%g %a' $cam)
-restore_cam() { chown "${saved% *}" $cam; chmod "${saved#* }" $cam; }
-trap restore_cam EXIT
+keep_modes $cam
+trap restore_modes EXIT
 bin=$(mktemp -d)  # nobody needs a binary it may run: the build folder may sit below a closed home
 chmod 755 "$bin"
 cp "$CAPTURE" "$bin/capture"
@@ -126,7 +119,7 @@ for owner in 0:0:600 0:video:660; do
         grep -q "^Error: $cam: .*join the 'video' group" "$VM_OUT/denied.err"
     check "C07 denied ($owner): no file" test ! -e "$open_dir/denied.mkv"
 done
-restore_cam
+restore_modes
 trap - EXIT
 
 # Raw from the camera: the packets map vivid's own buffers until the muxer has written them.
