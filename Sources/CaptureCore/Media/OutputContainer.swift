@@ -1,5 +1,6 @@
 internal import CFFmpeg
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A file being written by a muxer (`AVFormatContext` from `avformat_alloc_output_context2`).
 ///
@@ -30,9 +31,9 @@ final class OutputContainer {
         guard let context else { throw FFmpegError(CFFmpeg_AVERROR(ENOMEM), call: "avformat_alloc_output_context2") }
         self.context = context
         self.path = path
-        let directory = (path as NSString).deletingLastPathComponent
-        let hidden = ".\((path as NSString).lastPathComponent).capture-\(getpid())"
-        temporaryPath = directory.isEmpty ? hidden : (directory as NSString).appendingPathComponent(hidden)
+        let directory = path.pathDirectory
+        let hidden = ".\(path.pathLastComponent).capture-\(getpid())"
+        temporaryPath = directory.isEmpty ? hidden : directory.pathAppending(hidden)
         self.formatName = formatName
     }
 

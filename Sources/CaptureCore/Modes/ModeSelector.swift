@@ -1,5 +1,5 @@
 internal import CFFmpeg
-import Foundation
+import FoundationEssentials
 
 /// What the user asked of a camera: `--video-size`, `--framerate`, `--input-format`, and whether
 /// the camera's compressed packets are to be copied (`--codec copy`).

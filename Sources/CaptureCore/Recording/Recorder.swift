@@ -1,5 +1,5 @@
 internal import CFFmpeg
-import Foundation
+import FoundationEssentials
 
 /// Records cameras and microphones to one file: `capture record`.
 ///
@@ -322,6 +322,6 @@ public final class Recorder {
     static let lateStartAllowance: Int64 = 300_000
 
     static func seconds(_ value: Double) -> String {
-        value == value.rounded() ? "\(Int(value))" : String(format: "%.1f", value)
+        value == value.rounded() ? "\(Int(value))" : String(cFormat: "%.1f", value)
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// `record --control NAME=VALUE`, `--controls-from FILE` and `--restore-controls`: the camera's
 /// controls set after its device is resolved and before its stream starts, and put back when the

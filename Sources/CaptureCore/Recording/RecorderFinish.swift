@@ -1,5 +1,6 @@
 internal import CFFmpeg
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Ending a recording: drain the encoders, write the trailer once, read the file back, summarize.
 extension Recorder {
@@ -28,7 +29,7 @@ extension Recorder {
             failure = .io(subject: request.output, reason: "the finished file does not read back: \(problem)")
         }
         let attributes = try? FileManager.default.attributesOfItem(atPath: request.output)
-        let size = (attributes?[.size] as? NSNumber)?.int64Value ?? output.bytesWritten
+        let size = (attributes?[.size] as? any BinaryInteger).map { Int64($0) } ?? output.bytesWritten
         var summary = RecordingSummary(
             output: request.output, container: container.muxer, video: nil, audio: nil, startOffset: nil,
             duration: check.duration ?? 0, fileSize: size,

@@ -1,5 +1,6 @@
 internal import CFFmpeg
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Setting up a recording: checks that need no device first (container, codecs, options, the
 /// output path), then the devices, decoders, encoders and output streams.
@@ -126,10 +127,10 @@ extension Recorder {
             if status.st_mode & S_IFMT == S_IFDIR { throw .cannotCreate(path: path, reason: "it is a directory") }
             if !request.force { throw .outputExists(path: path) }
         }
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = path.pathDirectory
         let parent = directory.isEmpty ? "." : directory
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory), isDirectory.boolValue else {
+        var isDirectory = false
+        guard FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory), isDirectory else {
             throw .cannotCreate(path: path, reason: "the directory \(parent) does not exist")
         }
         if access(parent, W_OK) != 0 {
