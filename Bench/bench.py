@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
-"""capture against the ffmpeg CLI on the same jobs: CPU, wall time and peak RSS (issue 7).
+"""capture against the ffmpeg CLI on the same jobs: CPU, wall time and peak RSS (issues 7 and 16).
 
 Each job runs once per side as a warm-up (whose files are checked for equivalence with ffprobe),
 then in rounds, capture and ffmpeg alternating, so slow drifts of the machine hit both sides
 alike. Prints one table of medians and capture/ffmpeg ratios (median, min and max of the
-per-round ratios), the targets met or not, and the camera jobs from the QEMU guest (5: vivid's
-raw webcam; 6: an MJPEG camera played by v4l2loopback); writes all of it, every single run
-included, as JSON into the results folder.
+per-round ratios), the targets met or not, the live test source at 1080p (7), and the camera
+jobs from the QEMU guest (5: vivid's raw webcam; 6: an MJPEG camera played by v4l2loopback);
+writes all of it, every single run included, as JSON into the results folder.
 
-Usage: Bench/bench.py [--capture PATH] [--rounds N] [--jobs 1,2,3,4,5,6] [--results DIR]
+Usage: Bench/bench.py [--capture PATH] [--rounds N] [--jobs 1,2,3,3d,4,4v,5,6,7] [--results DIR]
 """
 
 import argparse
@@ -27,6 +27,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import camera  # noqa: E402
 import loopback  # noqa: E402
 import jobs  # noqa: E402
+import live  # noqa: E402
 import measure  # noqa: E402
 import probe  # noqa: E402
 import report  # noqa: E402
@@ -80,7 +81,13 @@ def run_job(job, rounds, folder):
                 return result
         for index in range(rounds):
             log("job %s: round %d/%d" % (job.key, index + 1, rounds))
-            result["rounds"].append({s.name: measure_side(s, folder) for s in job.sides})
+            this = {}
+            for side in job.sides:
+                this[side.name] = measure_side(side, folder)
+                # Job 3's files are 2.8 GB each: never more than one at a time in the folder.
+                if side.output and os.path.exists(os.path.join(folder, side.output)):
+                    os.unlink(os.path.join(folder, side.output))
+            result["rounds"].append(this)
     except measure.Failed as failure:
         result["error"] = str(failure)
         log("job %s: %s" % (job.key, failure))
@@ -110,11 +117,16 @@ def summarize(job, result):
         metric: measure.summary([r["capture"][key] / r["ffmpeg"][key] for r in rounds if r["ffmpeg"][key] > 0])
         for metric, key in keys.items()
     }
+    # Differences capture - ffmpeg per round, for targets that are a margin rather than a ratio.
+    result["differences"] = {
+        "rss_mib": measure.summary([(r["capture"]["rss_kib"] - r["ffmpeg"]["rss_kib"]) / 1024.0 for r in rounds]),
+    }
+    values = dict(result["ratios"], **result["differences"])
     result["targets"] = [
         {
             "target": t.text,
-            "value": result["ratios"][t.metric]["median"],
-            "met": result["ratios"][t.metric]["median"] <= t.limit,
+            "value": values[t.metric]["median"],
+            "met": values[t.metric]["median"] <= t.limit,
         }
         for t in job.targets
     ]
@@ -174,6 +186,13 @@ def scratch_folder():
     return None
 
 
+def disk_folder():
+    """Where job 3d's recordings go: the build folder, on the disk that holds the checkout."""
+    parent = os.path.join(REPO, ".build")
+    os.makedirs(parent, exist_ok=True)
+    return tempfile.mkdtemp(prefix="capture-bench-disk-", dir=parent)
+
+
 def default_capture():
     try:
         bin_path = subprocess.run(["swift", "build", "-c", "release", "--show-bin-path"], cwd=REPO,
@@ -191,7 +210,10 @@ def main():
                         help="rounds for job 4, whose runs take a tenth of a second (default: 15)")
     parser.add_argument("--guest-rounds", type=int, default=5, help="rounds of job 5 in the guest (default: 5)")
     parser.add_argument("--loopback-rounds", type=int, default=3, help="rounds of job 6 in the guest (default: 3)")
-    parser.add_argument("--jobs", default="1,2,3,4,5,6", help="which jobs to run (default: 1,2,3,4,5,6)")
+    parser.add_argument("--live-rounds", type=int, default=3,
+                        help="rounds of job 7, each 20 s per rate and tool (default: 3)")
+    parser.add_argument("--jobs", default="1,2,3,3d,4,4v,5,6,7",
+                        help="which jobs to run (default: 1,2,3,3d,4,4v,5,6,7)")
     parser.add_argument("--results", default=os.path.join(REPO, "bench-results"),
                         help="folder for the JSON results (default: bench-results)")
     options = parser.parse_args()
@@ -215,14 +237,24 @@ def main():
     }
     folder = tempfile.mkdtemp(prefix="capture-bench-", dir=scratch_folder())
     data["scratch"] = folder
+    disk = disk_folder() if "3d" in wanted else None
+    data["disk"] = disk
     try:
         libload = build_libload(folder) if "4" in wanted else None
         for job in jobs.host_jobs(capture, libload):
             if job.key in wanted:
-                rounds = options.list_rounds if job.key == "4" else options.rounds
-                data["jobs"].append(run_job(job, rounds, folder))
+                rounds = options.list_rounds if job.key in ("4", "4v") else options.rounds
+                data["jobs"].append(run_job(job, rounds, disk if job.on_disk else folder))
+        if "7" in wanted:
+            log("job 7: the live test source at %s, %s fps, %d s per run, %d rounds (at least %d minutes)"
+                % (live.SIZE, " and ".join(map(str, live.RATES)), live.SECONDS, options.live_rounds,
+                   1 + options.live_rounds * len(live.RATES) * 2 * live.SECONDS // 60))
+            data["live"] = live.run(capture, options.live_rounds, folder, log)
+            data["live_summary"] = report.live_summary(data["live"])
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+        if disk:
+            shutil.rmtree(disk, ignore_errors=True)
     if "5" in wanted:
         log("job 5: vivid in the QEMU guest, %d rounds (about %d minutes)"
             % (options.guest_rounds, 1 + options.guest_rounds))

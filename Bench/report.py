@@ -1,7 +1,9 @@
-"""The benchmark's printed report: one table for the host jobs, the camera job from the guest,
-and the targets of issue 7, each marked met or not."""
+"""The benchmark's printed report: one table for the host jobs, the live test source, the camera
+jobs from the guest, and the targets of issues 7 and 16, each marked met or not."""
 
 import statistics
+
+import live
 
 MIB = 1024.0
 # Memory is bounded when RSS does not climb from the middle third of a recording to the last.
@@ -12,6 +14,12 @@ def _ratio(summary):
     if not summary:
         return ""
     return "%.2f (%.2f-%.2f)" % (summary["median"], summary["min"], summary["max"])
+
+
+def _difference(summary):
+    if not summary:
+        return ""
+    return "%+.1f (%+.1f..%+.1f)" % (summary["median"], summary["min"], summary["max"])
 
 
 def _host_table(data):
@@ -40,6 +48,9 @@ def _host_table(data):
             ))
         if job["job"] == "4":
             notes.extend(_load_notes(job))
+        if job["job"] == "4v" and job.get("differences", {}).get("rss_mib"):
+            notes.append("job %s: peak RSS capture - ffmpeg, MiB per round: %s"
+                         % (job["job"], _difference(job["differences"]["rss_mib"])))
         if job.get("files"):
             notes.append("job %s files: capture %s; ffmpeg %s" % (job["job"], job["files"]["capture"], job["files"]["ffmpeg"]))
             threads = job["files"].get("x264_threads")
@@ -53,6 +64,8 @@ def _host_table(data):
     lines = _columns(rows)
     lines.append("")
     lines += ["job %s: %s" % (job["job"], job["title"]) for job in data["jobs"]]
+    if data.get("disk") and any(job["job"] == "3d" for job in data["jobs"]):
+        notes.append("job 3d writes to disk, in %s" % data["disk"])
     return lines, notes
 
 
@@ -188,6 +201,79 @@ def _camera_lines(data, key="camera", job="5", source="vivid"):
     return lines
 
 
+def live_summary(result):
+    """Medians over the rounds per rate and tool, and whether each tool kept up."""
+    rows = {}
+    for key in result["rounds"][0]:
+        entries = [r[key] for r in result["rounds"]]
+        ok = [e for e in entries if e["status"] == 0 and "frames" in e]
+        rate = int(key.split("/")[0])
+
+        def med(name, source=ok):
+            values = [e[name] for e in source if e.get(name) is not None]
+            return statistics.median(values) if values else None
+
+        rows[key] = {
+            "runs": len(entries),
+            "failed": [_failure(e) for e in entries if e not in ok],
+            "frames": med("frames"),
+            "reported_dropped": med("reported_dropped"),
+            "missing_in_gaps": med("missing_in_gaps"),
+            "behind_s": med("behind_s"),
+            "cpu_s": med("cpu_s", entries),
+            "wall_s": med("wall_s", entries),
+            "peak_rss_kib": med("peak_rss_kib", entries),
+            "rss_growth_kib": max((e["rss_growth_kib"] for e in ok if e.get("rss_growth_kib") is not None), default=None),
+            "threads": max((e["threads"] for e in entries), default=0),
+            "x264_threads": next((e["x264_threads"] for e in ok if e.get("x264_threads")), None),
+            "kept_up": sum(1 for e in entries if live.kept_up(e, rate, result["seconds"])),
+        }
+    targets = []
+    for rate in result["rates"]:
+        capture = [r["%d/capture" % rate] for r in result["rounds"]]
+        bounded = all(e["status"] == 0 and e.get("rss_growth_kib") is not None
+                      and e["rss_growth_kib"] <= RSS_GROWTH_LIMIT_KIB for e in capture)
+        targets.append({"target": "%d fps: capture keeps up (no drop, on time) in every round, RSS grows <= %d MiB"
+                        % (rate, RSS_GROWTH_LIMIT_KIB // 1024),
+                        "met": bounded and all(live.kept_up(e, rate, result["seconds"]) for e in capture)})
+    return {"rows": rows, "targets": targets}
+
+
+def _live_lines(data):
+    result = data.get("live")
+    summary = data.get("live_summary")
+    if not result:
+        return []
+    lines = [
+        "",
+        "Job 7: the live (paced) test source, %s, %d s to H.264 .mp4 (veryfast, crf 23); medians of %d rounds"
+        % (result["size"], result["seconds"], len(result["rounds"])),
+    ]
+    head = ("Rate", "Tool", "Kept up", "Frames", "Dropped", "Missing (gaps)", "Behind s", "CPU s", "RSS MiB",
+            "RSS growth MiB", "Thr", "x264 threads")
+    rows = [head]
+    for key, r in summary["rows"].items():
+        rate, tool = key.split("/")
+        rows.append((
+            rate + " fps", tool, "%d/%d" % (r["kept_up"], r["runs"]),
+            "-" if r["frames"] is None else "%g" % r["frames"],
+            "-" if r["reported_dropped"] is None else "%g" % r["reported_dropped"],
+            "-" if r["missing_in_gaps"] is None else "%g" % r["missing_in_gaps"],
+            "-" if r["behind_s"] is None else "%.2f" % r["behind_s"],
+            "%.2f" % r["cpu_s"], "%.1f" % (r["peak_rss_kib"] / MIB),
+            "-" if r["rss_growth_kib"] is None else "%.1f" % (r["rss_growth_kib"] / MIB),
+            str(r["threads"]), r["x264_threads"] or "-",
+        ))
+    lines += _columns(rows)
+    lines.append("Dropped: what the tool reported; ffmpeg's lavfi input never drops but falls behind the clock"
+                 " (Behind s: wall time past %d s; a camera would have lost that times the rate in frames)."
+                 " Kept up: no drop and behind <= %.1f s." % (result["seconds"], live.FINISH_ALLOWANCE_S))
+    for name, r in summary["rows"].items():
+        if r["failed"]:
+            lines.append("%s failed %d of %d runs: %s" % (name, len(r["failed"]), r["runs"], r["failed"][0]))
+    return lines
+
+
 def render(data):
     m = data["machine"]
     lines = [
@@ -203,15 +289,16 @@ def render(data):
     if notes:
         lines.append("")
         lines += notes
+    lines += _live_lines(data)
     lines += _camera_lines(data)
     lines += _camera_lines(data, "loopback", "6", "v4l2loopback camera")
-    lines += ["", "Targets (issue 7):"]
+    lines += ["", "Targets (issues 7 and 16):"]
     for job in data["jobs"]:
         if job.get("error"):
             continue
         for t in job.get("targets", []):
             lines.append("  job %s  %-66s %5.2f  %s" % (job["job"], t["target"], t["value"], "met" if t["met"] else "NOT MET"))
-    for job, key in (("5", "camera_summary"), ("6", "loopback_summary")):
+    for job, key in (("7", "live_summary"), ("5", "camera_summary"), ("6", "loopback_summary")):
         summary = data.get(key)
         if summary and not summary.get("error"):
             for t in summary["targets"]:

@@ -1,3 +1,4 @@
+#define _GNU_SOURCE
 #include "CShim.h"
 
 #include <alsa/asoundlib.h>
@@ -72,4 +73,8 @@ static void alsa_log_trampoline(const char *file, int line, const char *function
 void CShim_install_alsa_log_sink(CShim_log_sink sink) {
     alsa_sink = sink;
     snd_lib_error_set_handler(alsa_log_trampoline);
+}
+
+int CShim_set_thread_name(pthread_t thread, const char *name) {
+    return pthread_setname_np(thread, name);
 }

@@ -29,7 +29,7 @@ enum CameraProbeText {
     static func text(_ probe: CameraProbe) -> String {
         var out = "Camera \(probe.path)\n"
         func field(_ label: String, _ value: String) {
-            out += "\t" + label.padding(toLength: 17, withPad: " ", startingAt: 0) + ": \(value)\n"
+            out += "\t" + label.padded(toLength: 17) + ": \(value)\n"
         }
         field("Driver name", probe.driver)
         field("Card type", probe.card)
@@ -138,7 +138,7 @@ enum CameraProbeText {
         }
         if !c.flags.isEmpty { parts.append("flags=\(c.flags.joined(separator: ", "))") }
         let name = String(repeating: " ", count: max(0, 30 - c.name.count)) + c.name
-        let type = ("(" + c.type + ")").padding(toLength: 10, withPad: " ", startingAt: 0)
+        let type = ("(" + c.type + ")").padded(toLength: 10)
         var out = "\(name) \(type): \(parts.joined(separator: " "))\n"
         for entry in c.menu {
             out += "\t\t\t\t\(entry.index): \(entry.name ?? entry.value.map(String.init) ?? "")\n"

@@ -1,5 +1,6 @@
 import CaptureCore
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A subcommand: parsed, validated in `init`, then run.
 protocol Command {

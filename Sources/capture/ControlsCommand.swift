@@ -1,5 +1,6 @@
 import CaptureCore
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// `capture controls DEVICE`: list a camera's controls, set them, reset them, save and load them.
 struct ControlsCommand: Command {
@@ -203,14 +204,14 @@ struct ControlsCommand: Command {
 
     /// Refuses an existing file without --force (73), a directory, or a missing folder.
     private func checkSaveTarget(_ path: String) throws(CaptureError) {
-        var isDirectory: ObjCBool = false
+        var isDirectory = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-            if isDirectory.boolValue { throw .cannotCreate(path: path, reason: "it is a directory") }
+            if isDirectory { throw .cannotCreate(path: path, reason: "it is a directory") }
             if !force { throw .outputExists(path: path) }
         }
-        let folder = (path as NSString).deletingLastPathComponent
+        let folder = path.pathDirectory
         let parent = folder.isEmpty ? "." : folder
-        guard FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory), isDirectory.boolValue else {
+        guard FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory), isDirectory else {
             throw .cannotCreate(path: path, reason: "the directory \(parent) does not exist")
         }
     }
@@ -218,8 +219,8 @@ struct ControlsCommand: Command {
     /// Writes the profile to a hidden file beside `path`, then links it into place (or renames
     /// over it with --force), so a file that appeared meanwhile is never replaced unasked.
     private func write(_ profile: ControlProfile, to path: String) throws(CaptureError) {
-        let folder = (path as NSString).deletingLastPathComponent
-        let base = (path as NSString).lastPathComponent
+        let folder = path.pathDirectory
+        let base = path.pathLastComponent
         let temporary = (folder.isEmpty ? "" : folder + "/") + ".\(base).\(getpid()).tmp"
         guard FileManager.default.createFile(atPath: temporary, contents: profile.encoded()) else {
             throw .cannotCreate(path: path, reason: String(cString: strerror(errno)))

@@ -1,5 +1,6 @@
 import CaptureCore
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// `capture controls` as text: the listing in v4l2-ctl's `-L` layout, and what a set did.
 enum ControlsText {
@@ -21,7 +22,7 @@ enum ControlsText {
     /// menu entries on their own lines.
     static func line(_ c: CameraControl) -> String {
         var parts: [String] = []
-        func hex(_ value: Int64) -> String { "0x" + String(format: "%08x", UInt32(truncatingIfNeeded: value)) }
+        func hex(_ value: Int64) -> String { "0x" + String(cFormat: "%08x", UInt32(truncatingIfNeeded: value)) }
         switch c.type {
         case "bool":
             parts.append("default=\(c.defaultValue)")
@@ -46,7 +47,7 @@ enum ControlsText {
         }
         if !c.flags.isEmpty { parts.append("flags=\(c.flags.joined(separator: ", "))") }
         let name = String(repeating: " ", count: max(0, 31 - c.name.count)) + c.name
-        let type = ("(" + c.type + ")").padding(toLength: max(9, c.type.count + 2), withPad: " ", startingAt: 0)
+        let type = ("(" + c.type + ")").padded(toLength: max(9, c.type.count + 2))
         var out = "\(name) \(hex(Int64(c.id))) \(type): \(parts.joined(separator: " "))\n"
         for entry in c.menu { out += "\t\t\t\t\(entry.index): \(entryName(entry))\n" }
         return out
@@ -72,7 +73,7 @@ enum ControlsText {
             func show(_ value: ControlValue?) -> String {
                 guard let value else { return "?" }
                 if case .integer(let number) = value, control?.type == "bitmask" {
-                    return "0x" + String(format: "%08x", UInt32(truncatingIfNeeded: number))
+                    return "0x" + String(cFormat: "%08x", UInt32(truncatingIfNeeded: number))
                 }
                 if case .integer(let number) = value, let entry = control?.menu.first(where: { $0.index == number }) {
                     return "\(number) (\(entryName(entry)))"
@@ -137,7 +138,7 @@ enum ControlsText {
         return parts.joined(separator: " ")
     }
 
-    static func decibels(_ value: Double) -> String { String(format: "%.2fdB", value) }
+    static func decibels(_ value: Double) -> String { String(cFormat: "%.2fdB", value) }
 
     /// `Mic: Front Left: Capture 0 [33%] [-30.00dB] [off] -> Capture 50 [67%] [-15.00dB] [on]`
     static func mixerChanges(_ changes: [MixerChange]) -> String {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Prints a value as the documented JSON: snake_case keys, sorted, pretty, slashes unescaped.
 func printJSON<T: Encodable>(_ value: T) throws {

@@ -1,5 +1,6 @@
 import CaptureCore
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// `capture record`: cameras and microphones (or the test sources) to a file.
 struct RecordCommand: Command {
@@ -236,34 +237,34 @@ struct RecordCommand: Command {
     static func progressText(_ p: RecordingProgress) -> String {
         let seconds = max(0, p.elapsed)
         let clock = String(
-            format: "%02d:%02d:%04.1f", Int(seconds) / 3600, Int(seconds) / 60 % 60,
+            cFormat: "%02d:%02d:%04.1f", Int(seconds) / 3600, Int(seconds) / 60 % 60,
             seconds.truncatingRemainder(dividingBy: 60))
-        return "\(clock)  \(p.frames) frames  \(String(format: "%.1f", p.fps)) fps  \(p.dropped) dropped  "
-            + "\(byteText(p.bytes))  \(String(format: "%.1f", p.bitRate / 1e6)) Mbit/s"
+        return "\(clock)  \(p.frames) frames  \(String(cFormat: "%.1f", p.fps)) fps  \(p.dropped) dropped  "
+            + "\(byteText(p.bytes))  \(String(cFormat: "%.1f", p.bitRate / 1e6)) Mbit/s"
     }
 
     static func byteText(_ bytes: Int64) -> String {
-        if bytes >= 1 << 20 { return String(format: "%.1f MiB", Double(bytes) / 1_048_576) }
-        if bytes >= 1 << 10 { return String(format: "%.1f KiB", Double(bytes) / 1024) }
+        if bytes >= 1 << 20 { return String(cFormat: "%.1f MiB", Double(bytes) / 1_048_576) }
+        if bytes >= 1 << 10 { return String(cFormat: "%.1f KiB", Double(bytes) / 1024) }
         return "\(bytes) bytes"
     }
 
     static func summaryText(_ s: RecordingSummary) -> String {
         var out =
-            "Recorded \(s.output): \(s.container), \(String(format: "%.2f", s.duration)) s, \(byteText(s.fileSize))\n"
+            "Recorded \(s.output): \(s.container), \(String(cFormat: "%.2f", s.duration)) s, \(byteText(s.fileSize))\n"
         if let v = s.video {
             var rate = "\(v.frameRate.decimalDescription) fps"
             if let delivered = v.frameRateDelivered {
                 rate +=
-                    " (the camera delivered \(String(format: "%.1f", delivered)) fps of the \(v.frameRate.decimalDescription) asked)"
+                    " (the camera delivered \(String(cFormat: "%.1f", delivered)) fps of the \(v.frameRate.decimalDescription) asked)"
             } else if let measured = v.frameRateMeasured {
-                rate += " (measured \(String(format: "%.2f", measured)))"
+                rate += " (measured \(String(cFormat: "%.2f", measured)))"
             }
             out += "  video: \(v.device) \(v.input) -> \(v.codec) \(v.pixelFormat) \(v.width)x\(v.height) \(rate)\n"
             let d = v.framesDropped
             out +=
                 "         \(v.framesWritten) frames written, \(d.total) dropped "
-                + "(\(d.late) late, \(d.corrupt) corrupt, \(d.gaps) in gaps), starts at \(String(format: "%.3f", v.start)) s\n"
+                + "(\(d.late) late, \(d.corrupt) corrupt, \(d.gaps) in gaps), starts at \(String(cFormat: "%.3f", v.start)) s\n"
             if v.framesSkippedAtStart > 0 {
                 out += "         \(v.framesSkippedAtStart) frames before the camera's first keyframe skipped\n"
             }
@@ -275,10 +276,10 @@ struct RecordCommand: Command {
             }
             out += "  audio: \(a.device) \(a.input) -> \(a.codec) \(a.sampleFormat) \(a.sampleRate) Hz \(channels)\n"
             out +=
-                "         \(a.samples) samples written, \(a.overruns) overruns, starts at \(String(format: "%.3f", a.start)) s\n"
+                "         \(a.samples) samples written, \(a.overruns) overruns, starts at \(String(cFormat: "%.3f", a.start)) s\n"
         }
         if let offset = s.startOffset {
-            out += "  audio/video start offset: \(String(format: "%+.3f", offset)) s\n"
+            out += "  audio/video start offset: \(String(cFormat: "%+.3f", offset)) s\n"
         }
         if let controls = s.controls { out += ControlsText.recorded(controls) }
         out += "  stopped by: \(s.stopReason)\n"

@@ -1,5 +1,6 @@
 import CaptureCore
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// `capture snapshot`: one still, or several at an interval, from a camera or the test source.
 struct SnapshotCommand: Command {
@@ -129,7 +130,7 @@ struct SnapshotCommand: Command {
             out +=
                 "Saved \(still.path): \(still.width)x\(still.height) \(still.format.uppercased()), "
                 + "\(RecordCommand.byteText(Int64(still.bytes))), \(how) (frame \(still.frame), "
-                + "\(String(format: "%.2f", still.time)) s)\n"
+                + "\(String(cFormat: "%.2f", still.time)) s)\n"
         }
         if let signal = s.stoppedBy, !s.stills.isEmpty {
             out += "Stopped by \(signal) after \(s.stills.count) of the pictures asked for\n"

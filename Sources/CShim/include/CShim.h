@@ -2,6 +2,7 @@
 #define CSHIM_H
 
 #include <linux/videodev2.h>
+#include <pthread.h>
 #include <stdint.h>
 
 // ioctl(2) is variadic, which Swift cannot call. Retries on EINTR.
@@ -32,5 +33,9 @@ typedef void (*CShim_log_sink)(int level, const char *line);
 // Swift cannot write; these install C callbacks that format the line and hand it to `sink`.
 void CShim_install_av_log_sink(CShim_log_sink sink);
 void CShim_install_alsa_log_sink(CShim_log_sink sink);
+
+// pthread_setname_np is a GNU extension, declared only with _GNU_SOURCE, which Swift's Glibc module
+// is built without. Returns 0, or ERANGE for a name longer than 15 bytes.
+int CShim_set_thread_name(pthread_t thread, const char *name);
 
 #endif

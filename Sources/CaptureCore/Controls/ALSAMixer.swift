@@ -1,5 +1,6 @@
 internal import CALSA
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A card's simple mixer (libasound's `snd_mixer_*`, what amixer uses), opened on `hw:N`: the
 /// elements that bear on capture, read and written. Closed in deinit.
@@ -54,8 +55,8 @@ public final class ALSAMixer {
             snd_mixer_selem_is_enum_capture(element) != 0
             || (snd_mixer_selem_is_enumerated(element) != 0 && snd_mixer_selem_has_playback_volume(element) == 0
                 && snd_mixer_selem_has_playback_switch(element) == 0
-                && (ALSAText.string(snd_mixer_selem_get_name(element)) ?? "").range(
-                    of: "capture|input|source", options: [.regularExpression, .caseInsensitive]) != nil)
+                && (ALSAText.string(snd_mixer_selem_get_name(element)) ?? "").lowercased().contains(
+                    /capture|input|source/))
         guard volume || captureSwitch || enumerated else { return nil }
         var out = MixerElement(
             name: ALSAText.string(snd_mixer_selem_get_name(element)) ?? "",
@@ -132,7 +133,7 @@ public final class ALSAMixer {
             let (name, index) = Self.splitIndex(setting.name)
             guard
                 let element = before.first(where: {
-                    $0.name.caseInsensitiveCompare(name) == .orderedSame && (index == nil || $0.index == index)
+                    $0.name.equalsIgnoringCase(name) && (index == nil || $0.index == index)
                 })
             else {
                 let names = before.map(\.name)

@@ -1,5 +1,6 @@
 internal import CShim
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A camera's controls, read and written through one open node: `capture controls` and
 /// `record`.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Who a camera is, as far as it can tell across re-plugs: what a saved profile records so it is
 /// loaded only onto the same model.
@@ -52,7 +53,7 @@ public struct CameraIdentity: Codable, Hashable, Sendable {
             for _ in 0..<4 {
                 func attribute(_ name: String) -> String? {
                     (try? String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8))?
-                        .trimmingCharacters(in: .whitespacesAndNewlines)
+                        .trimmingWhitespace()
                 }
                 if let vendor = attribute("idVendor"), let product = attribute("idProduct") {
                     identity.usbID = "\(vendor):\(product)"

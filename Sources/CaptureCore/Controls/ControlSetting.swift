@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A value to write to a control: a number for integer, boolean, menu, bitmask and button
 /// controls, text for string controls.
@@ -48,7 +49,7 @@ public struct ControlSetting: Hashable, Sendable, Codable {
     /// Splits `NAME=VALUE` at the first `=`; nil when there is no `=` or no name.
     public init?(parsing text: String) {
         guard let equals = text.firstIndex(of: "=") else { return nil }
-        let name = text[..<equals].trimmingCharacters(in: .whitespaces)
+        let name = text[..<equals].trimmingSpaces()
         guard !name.isEmpty else { return nil }
         self.init(name: name, value: String(text[text.index(after: equals)...]))
     }

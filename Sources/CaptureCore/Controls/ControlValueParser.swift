@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 extension CameraControl {
     /// The control class (V4L2_CTRL_ID2WHICH): the ID's upper bits, what VIDIOC_S_EXT_CTRLS
@@ -54,7 +55,7 @@ enum ControlValueParser {
     /// numbers within the control's mask; strings as they are, within the length range.
     /// - Throws: `Rejection` saying what is wrong and what the control takes.
     static func parse(_ text: String, for control: CameraControl) throws(Rejection) -> ControlValue {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = text.trimmingSpaces()
         let takes = "\(control.name) takes \(control.rangeDescription)"
         switch control.type {
         case "str":
@@ -79,7 +80,7 @@ enum ControlValueParser {
                 }
                 return .integer(index)
             }
-            if let entry = control.menu.first(where: { $0.name?.caseInsensitiveCompare(trimmed) == .orderedSame }) {
+            if let entry = control.menu.first(where: { $0.name?.equalsIgnoringCase(trimmed) == true }) {
                 return .integer(entry.index)
             }
             throw Rejection(reason: "is not one of the menu's entries; \(takes)")

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// One ALSA simple-mixer element of a microphone's card that bears on capture: a capture
 /// volume (raw units and dB), a capture switch, a capture source enum. Read by `ALSAMixer`.
@@ -70,7 +71,7 @@ enum MixerWrite: Hashable, Sendable {
     /// - Throws: `ControlValueParser.Rejection` saying what the element takes.
     static func parse(_ text: String, for element: MixerElement) throws(ControlValueParser.Rejection) -> [MixerWrite] {
         var writes: [MixerWrite] = []
-        for part in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
+        for part in text.split(separator: ",").map({ $0.trimmingSpaces() }) {
             let lower = part.lowercased()
             if element.isEnum, let index = element.items.firstIndex(where: { $0.lowercased() == lower }) {
                 writes.append(.item(index))
@@ -113,7 +114,7 @@ enum MixerWrite: Hashable, Sendable {
         return writes
     }
 
-    static func dB(_ value: Double) -> String { String(format: "%.2fdB", value) }
+    static func dB(_ value: Double) -> String { String(cFormat: "%.2fdB", value) }
 
     static func takes(_ element: MixerElement) -> String {
         var parts: [String] = []

@@ -1,5 +1,6 @@
 internal import CShim
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Writes a `ControlPlan` to a V4L2 node: VIDIOC_TRY_EXT_CTRLS for every batch first (the driver
 /// checks values it alone knows about), then VIDIOC_S_EXT_CTRLS batch by batch; a batch the

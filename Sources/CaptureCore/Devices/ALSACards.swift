@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// One sound card and its capture PCM devices, as the control interface describes them.
 struct ALSACard: Sendable {
@@ -67,7 +68,7 @@ struct ALSACard: Sendable {
 
     private static func sysfsID(_ card: Int) -> String {
         let text = (try? String(contentsOfFile: "/sys/class/sound/card\(card)/id", encoding: .utf8)) ?? ""
-        let id = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let id = text.trimmingWhitespace()
         return id.isEmpty ? "\(card)" : id
     }
 

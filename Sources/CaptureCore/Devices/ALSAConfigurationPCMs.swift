@@ -1,5 +1,6 @@
 internal import CALSA
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The PCMs that the ALSA configuration defines for capture (what `arecord -L` lists), and which of
 /// them are microphones: `default`, `dsnoop`, `pulse`, `pipewire`, and the entries of the user's
@@ -42,7 +43,7 @@ enum ALSAConfigurationPCMs {
             guard !isCardDuplicate(name), !isPlaybackOnly(name), seen.insert(name).inserted else { continue }
             let lines = (ALSAText.take(snd_device_name_get_hint(hint, "DESC")) ?? "")
                 .split(whereSeparator: \.isNewline)
-                .map { $0.trimmingCharacters(in: .whitespaces) }
+                .map { $0.trimmingSpaces() }
                 .filter { !$0.isEmpty }
             result.append(Hint(name: name, description: lines.joined(separator: " - ")))
         }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Finds which processes hold a device node open, the way `fuser` does: by reading the
 /// `/proc/PID/fd` links. Processes this user may not inspect are skipped, not reported.
@@ -20,7 +21,7 @@ enum ALSAHolders {
             guard holds else { continue }
             // A process names itself: its name may be any bytes.
             let bytes = fm.contents(atPath: "/proc/\(pid)/comm") ?? Data()
-            let comm = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            let comm = String(decoding: bytes, as: UTF8.self).trimmingWhitespace()
             holders.append((pid, "\(comm.isEmpty ? "?" : comm) (pid \(pid))"))
         }
         return holders.sorted { $0.pid < $1.pid }.map(\.text)

@@ -1,5 +1,6 @@
 internal import CALSA
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The ALSA configuration files written on this machine rather than shipped by packages, and the
 /// PCMs they define.

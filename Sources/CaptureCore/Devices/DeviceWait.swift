@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Waiting for devices: before a recording or snapshot resolves its devices, waits for each named device that
 /// is not there yet (no V4L2 node, no ALSA card, no PulseAudio source) instead of failing with
@@ -51,7 +52,7 @@ public enum DeviceWait {
                 func appeared() {
                     if let waitedSince {
                         report(
-                            "\(describe(name, kind)) is there (after \(String(format: "%.1f", elapsed() - waitedSince)) s)"
+                            "\(describe(name, kind)) is there (after \(String(cFormat: "%.1f", elapsed() - waitedSince)) s)"
                         )
                     }
                 }
@@ -104,7 +105,7 @@ public enum DeviceWait {
     }
 
     static func seconds(_ value: Double) -> String {
-        value == value.rounded() ? String(Int(value)) : String(format: "%.1f", value)
+        value == value.rounded() ? String(Int(value)) : String(cFormat: "%.1f", value)
     }
 }
 

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Ties a V4L2 node and an ALSA card to the physical device they belong to, so a webcam's camera
 /// and microphone carry the same group id.

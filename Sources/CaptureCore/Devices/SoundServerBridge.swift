@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// The ALSA PCMs that bridge to a sound server (`pulse` from libasound2-plugins, `pipewire` from

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The capability bits of VIDIOC_QUERYCAP (`V4L2_CAP_*` in linux/videodev2.h), and what they say
 /// about the role of a node.
@@ -79,7 +80,7 @@ public struct V4L2Capabilities: OptionSet, Hashable, Sendable {
         var result = Self.names.filter { contains($0.0) }.map(\.1)
         let known = Self.names.reduce(V4L2Capabilities.hwFrequencySeek) { $0.union($1.0) }
         let unknown = subtracting(known).rawValue
-        if unknown != 0 { result.append(String(format: "0x%08x", unknown)) }
+        if unknown != 0 { result.append(String(cFormat: "0x%08x", unknown)) }
         return result
     }
 

@@ -1,5 +1,6 @@
 internal import CShim
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Enumerates V4L2 nodes through sysfs and VIDIOC_QUERYCAP, and classifies each by its device
 /// capabilities.
@@ -81,7 +82,7 @@ enum V4L2Discovery {
         let group = PhysicalDevice.groupID(deviceLink: "\(sysfs)/device")
         let sysfsLabel =
             (try? String(contentsOfFile: "\(sysfs)/name", encoding: .utf8))?
-            .trimmingCharacters(in: .whitespacesAndNewlines) ?? sysfsName
+            .trimmingWhitespace() ?? sysfsName
         if sysfsName.hasPrefix("v4l-subdev") {
             // Sub-devices answer VIDIOC_SUBDEV_QUERYCAP, not VIDIOC_QUERYCAP; their role is their name.
             return Device(
@@ -171,7 +172,7 @@ enum V4L2Discovery {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: sysfsClass)) ?? []
         return entries.first { entry in
             let dev = try? String(contentsOfFile: "\(sysfsClass)/\(entry)/dev", encoding: .utf8)
-            return dev?.trimmingCharacters(in: .whitespacesAndNewlines) == number
+            return dev?.trimmingWhitespace() == number
         }
     }
 

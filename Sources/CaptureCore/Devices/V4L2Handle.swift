@@ -1,5 +1,6 @@
 internal import CShim
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A failed system call on a V4L2 node: the call and its errno.
 struct V4L2CallError: Error, Equatable {

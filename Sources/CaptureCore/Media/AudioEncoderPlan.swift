@@ -55,7 +55,7 @@ struct ChannelLayout: Hashable, Sendable {
         var layout = av
         var buffer = [CChar](repeating: 0, count: 64)
         guard av_channel_layout_describe(&layout, &buffer, buffer.count) >= 0 else { return "\(channels) channels" }
-        return String(cString: buffer)
+        return buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
     }
 }
 

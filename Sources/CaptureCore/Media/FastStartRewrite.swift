@@ -1,5 +1,6 @@
 internal import CFFmpeg
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Turns a finished fragmented MP4, MOV or M4A into an ordinary one: one `moov` with the whole
 /// index and the real duration, in front of the media data, as players and browsers want for
@@ -19,9 +20,9 @@ enum FastStartRewrite {
     /// - Throws: `FFmpegError` from the demuxer, the muxer or `rename(2)`; the hidden file is
     ///   removed then and `path` keeps the fragmented file.
     static func rewrite(path: String, formatName: String) throws(FFmpegError) {
-        let directory = (path as NSString).deletingLastPathComponent
-        let hidden = ".\((path as NSString).lastPathComponent).finishing-\(getpid())"
-        let target = directory.isEmpty ? hidden : (directory as NSString).appendingPathComponent(hidden)
+        let directory = path.pathDirectory
+        let hidden = ".\(path.pathLastComponent).finishing-\(getpid())"
+        let target = directory.isEmpty ? hidden : directory.pathAppending(hidden)
         do {
             try copy(from: path, to: target, formatName: formatName)
         } catch {

@@ -1,5 +1,6 @@
 internal import CFFmpeg
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// An opened source: a device through libavdevice (`v4l2`, `alsa`, `pulse`, `lavfi`) or a file.
 ///

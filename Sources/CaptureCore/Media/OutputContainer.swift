@@ -1,5 +1,6 @@
 internal import CFFmpeg
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A file being written by a muxer (`AVFormatContext` from `avformat_alloc_output_context2`).
 ///

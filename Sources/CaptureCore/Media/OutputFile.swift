@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// How a recording's file comes into being at its name without ever leaving a half-made file there
 /// or replacing one unasked.
@@ -16,9 +17,9 @@ struct OutputFile {
 
     init(path: String) {
         self.path = path
-        let directory = (path as NSString).deletingLastPathComponent
-        let hidden = ".\((path as NSString).lastPathComponent).capture-\(getpid())"
-        temporaryPath = directory.isEmpty ? hidden : (directory as NSString).appendingPathComponent(hidden)
+        let directory = path.pathDirectory
+        let hidden = ".\(path.pathLastComponent).capture-\(getpid())"
+        temporaryPath = directory.isEmpty ? hidden : directory.pathAppending(hidden)
     }
 
     /// Refuses an output that exists (unless `replacing`) or cannot be created, before any device
@@ -37,10 +38,10 @@ struct OutputFile {
 
     /// Refuses a path whose folder is missing or not writable (73).
     static func checkFolder(of path: String) throws(CaptureError) {
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = path.pathDirectory
         let parent = directory.isEmpty ? "." : directory
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory), isDirectory.boolValue else {
+        var isDirectory = false
+        guard FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory), isDirectory else {
             throw .cannotCreate(path: path, reason: "the directory \(parent) does not exist")
         }
         if access(parent, W_OK) != 0 {

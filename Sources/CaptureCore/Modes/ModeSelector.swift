@@ -1,5 +1,6 @@
 internal import CFFmpeg
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// What the user asked of a camera: the frame size, frame rate and input format, and whether
 /// the camera's compressed packets are to be copied (`VideoCodec.copy`).

@@ -1,5 +1,6 @@
 internal import CShim
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Reads a node's controls: VIDIOC_QUERY_EXT_CTRL (VIDIOC_QUERYCTRL on drivers older than
 /// Linux 3.17), VIDIOC_QUERYMENU for menu entries, VIDIOC_G_EXT_CTRLS for current values.
@@ -158,7 +159,7 @@ enum V4L2Controls {
         var result = ""
         var pendingUnderscore = false
         for scalar in label.unicodeScalars {
-            if scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar)) {
+            if scalar.isASCII && (scalar.properties.isAlphabetic || scalar.properties.numericType != nil) {
                 if pendingUnderscore { result += "_" }
                 pendingUnderscore = false
                 result += String(scalar).lowercased()
@@ -184,7 +185,7 @@ enum V4L2Controls {
         case .u16: "u16"
         case .u32: "u32"
         case .area: "area"
-        case nil: String(format: "type-0x%04x", raw)
+        case nil: String(cFormat: "type-0x%04x", raw)
         }
     }
 

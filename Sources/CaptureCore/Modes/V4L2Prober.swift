@@ -1,5 +1,6 @@
 internal import CShim
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Reads a camera's modes through V4L2 ioctls, without streaming and without changing anything.
 ///

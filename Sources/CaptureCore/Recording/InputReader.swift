@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// Reads one input on its own thread: blocking reads, each packet stamped on the session clock
@@ -36,9 +38,7 @@ final class InputReader: @unchecked Sendable {
     /// Starts the reader thread.
     func start() {
         started = true
-        let thread = Thread { [self] in run() }
-        thread.name = "capture reader \(source.device.name)"
-        thread.start()
+        DetachedThread.start(name: "capture reader \(source.device.name)") { [self] in run() }
     }
 
     /// Waits up to `seconds` for the thread to end and close its device.

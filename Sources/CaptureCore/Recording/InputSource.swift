@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// How a resolved device is opened through libavdevice: which input format, which URL, which
 /// options, and whether it runs in real time.

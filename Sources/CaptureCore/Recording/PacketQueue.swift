@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A packet on its way from a reader thread to the recording loop, stamped on the session clock.
 struct QueuedPacket: @unchecked Sendable {
@@ -66,7 +67,7 @@ final class PacketQueue: @unchecked Sendable {
     /// Bytes a live video lane may hold before the recording starts.
     static let startupByteBudget = 64 << 20
 
-    private let condition = NSCondition()
+    private let condition = Condition()
     private var lanes: [LaneState] = []
     /// False until `firstTimes` has returned: the recording has not started.
     private var started = false

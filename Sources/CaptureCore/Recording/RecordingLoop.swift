@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The loop of one recording: starts the readers, waits until every device delivers, then takes
 /// packets in time order and hands each to its track, until the `StopPolicy` ends it, a device
@@ -165,6 +166,6 @@ struct RecordingLoop {
     }
 
     static func seconds(_ value: Double) -> String {
-        value == value.rounded() ? "\(Int(value))" : String(format: "%.1f", value)
+        value == value.rounded() ? "\(Int(value))" : String(cFormat: "%.1f", value)
     }
 }

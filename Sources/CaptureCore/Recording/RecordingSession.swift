@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Carries out a `RecordingPlan`: opens the devices and the output, records, finalizes.
 ///

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The one clock of a recording: CLOCK_MONOTONIC, in microseconds.
 ///

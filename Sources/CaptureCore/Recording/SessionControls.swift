@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The camera controls a plan asks for: set after the camera is resolved and before its stream
 /// starts, and put back when the recording ends however it ends, if asked.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Ending a recording: drain the encoders, write the trailer once, read the file back, summarize.
 extension RecordingSession {
@@ -34,7 +35,7 @@ extension RecordingSession {
             failure = .io(subject: plan.output, reason: "the finished file does not read back: \(problem)")
         }
         let attributes = try? FileManager.default.attributesOfItem(atPath: plan.output)
-        let size = (attributes?[.size] as? NSNumber)?.int64Value ?? output.bytesWritten
+        let size = (attributes?[.size] as? any BinaryInteger).map { Int64($0) } ?? output.bytesWritten
         var summary = RecordingSummary(
             output: plan.output, container: plan.container.muxer, video: videoSummary, audio: audioSummary,
             startOffset: startOffset.map { ($0 * 1e6).rounded() / 1e6 }, duration: check.duration ?? 0,

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// A request to stop recording, from SIGINT, SIGTERM or SIGHUP or from code.

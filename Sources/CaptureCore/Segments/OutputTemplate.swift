@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A name pattern for a series of files (segments, snapshots): strftime fields for the time a file
 /// starts, `%n` for its number, `%%` for a percent sign.
@@ -63,7 +64,7 @@ public struct OutputTemplate: Hashable, Sendable {
         }
         hadFields = fields > 0
         if !hadFields {
-            let ext = (name as NSString).pathExtension
+            let ext = name.pathExtension
             let stem = ext.isEmpty ? name : String(name.dropLast(ext.count + 1))
             name = stem + "-%n" + (ext.isEmpty ? "" : "." + ext)
         }
@@ -102,7 +103,7 @@ public struct OutputTemplate: Hashable, Sendable {
 
     private static func strftime(_ field: Character, _ parts: inout tm) -> String {
         var buffer = [CChar](repeating: 0, count: 128)
-        let count = Foundation.strftime(&buffer, buffer.count, "%\(field)", &parts)
+        let count = Glibc.strftime(&buffer, buffer.count, "%\(field)", &parts)
         return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
@@ -120,7 +121,8 @@ public struct OutputTemplate: Hashable, Sendable {
         var characters = fileName.makeIterator()
         while let c = characters.next() {
             guard c == "%", let field = characters.next() else {
-                expression += NSRegularExpression.escapedPattern(for: String(c))
+                // Outside a field every character stands for itself.
+                expression += "\\^$.|?*+()[]{}/-".contains(c) ? "\\\(c)" : String(c)
                 continue
             }
             switch field {

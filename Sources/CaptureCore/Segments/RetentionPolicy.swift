@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Which finished files of a series to delete so that a long recording never fills its disk:
 /// Keeping N files (the N newest stay) and a size budget (the series stays within it).

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// Interrupts a blocking device read when a stop is requested or the device has sent nothing for
@@ -17,7 +18,7 @@ final class ReadWatchdog: Sendable {
     init(timeout: Double, stop: StopSignal) {
         self.timeout = timeout
         lastFed.store(Self.now(), ordering: .releasing)
-        let thread = Thread { [self] in
+        DetachedThread.start(name: "capture.watchdog") { [self] in
             while !finished.load(ordering: .acquiring) {
                 if stop.isRequested { interrupt.raise() }
                 if Double(Self.now() - lastFed.load(ordering: .acquiring)) / 1e6 > timeout {
@@ -27,8 +28,6 @@ final class ReadWatchdog: Sendable {
                 usleep(50_000)
             }
         }
-        thread.name = "capture.watchdog"
-        thread.start()
     }
 
     /// True once the device was declared stalled.

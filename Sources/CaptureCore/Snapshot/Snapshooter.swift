@@ -1,5 +1,6 @@
 internal import CFFmpeg
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Takes stills from a camera or video source: `capture snapshot`.
 ///
@@ -221,7 +222,7 @@ public final class Snapshooter {
 
     /// True when the template's names hold no time.
     private static func timeless(_ template: OutputTemplate) -> Bool {
-        template.fileName.replacingOccurrences(of: "%%", with: "").replacingOccurrences(of: "%n", with: "")
+        template.fileName.replacing("%%", with: "").replacing("%n", with: "")
             .contains("%") == false
     }
 

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Writes a picture file the way recordings are written: into a hidden file beside the target
 /// (`.NAME.capture-PID`), pushed to disk, then moved to its name in one step, so a name never

@@ -1,5 +1,6 @@
 internal import CFFmpeg
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The picture file a still is written as, chosen by the output's extension.
 public enum StillFormat: String, Sendable, CaseIterable, Codable {
@@ -20,7 +21,7 @@ public enum StillFormat: String, Sendable, CaseIterable, Codable {
     ///
     /// - Throws: `CaptureError.usage` (64) for another extension or none.
     public static func forPath(_ path: String) throws(CaptureError) -> StillFormat {
-        switch (path as NSString).pathExtension.lowercased() {
+        switch path.pathExtension.lowercased() {
         case "jpg", "jpeg": return .jpeg
         case "png": return .png
         case "ppm": return .ppm

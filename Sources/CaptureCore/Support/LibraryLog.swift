@@ -1,6 +1,7 @@
 internal import CFFmpeg
 internal import CShim
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// Collects what FFmpeg and libasound log, so it never reaches the user raw: the last error line is
@@ -14,8 +15,8 @@ public final class LibraryLog: Sendable {
     public static let shared = LibraryLog()
 
     private let verbose = Mutex(false)
-    /// The key of the calling thread's last error line in its `threadDictionary`.
-    private static let lastErrorKey = "capture.LibraryLog.lastError"
+    /// The calling thread's last error line.
+    private let lastError = ThreadLocalText()
 
     private init() {}
 
@@ -44,7 +45,7 @@ public final class LibraryLog: Sendable {
         // Libraries end some lines with their own newline (libpulse's "Connection refused\n" folded
         // into an ALSA line); one line per message keeps errors to one line.
         let line = Self.trimmed(line)
-        if level <= AV_LOG_ERROR { Thread.current.threadDictionary[Self.lastErrorKey] = Self.withoutContext(line) }
+        if level <= AV_LOG_ERROR { lastError.value = Self.withoutContext(line) }
         if verbose.withLock({ $0 }) { StandardError.write(line + "\n") }
     }
 
@@ -67,8 +68,7 @@ public final class LibraryLog: Sendable {
 
     /// The last error line logged on the calling thread since the previous call, and forgets it.
     public func takeLastError() -> String? {
-        let dictionary = Thread.current.threadDictionary
-        defer { dictionary.removeObject(forKey: Self.lastErrorKey) }
-        return dictionary[Self.lastErrorKey] as? String
+        defer { lastError.value = nil }
+        return lastError.value
     }
 }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// CLOCK_MONOTONIC, for timeouts and waits that a change of the wall clock must not stretch.
 enum MonotonicClock {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// Routes what a C library writes straight to file descriptor 2 into ``LibraryLog``.
@@ -11,7 +11,7 @@ import Glibc
 enum StandardErrorRoute {
     /// Descriptor 2 belongs to the whole process: one route at a time. Recursive, since a routed
     /// ALSA lookup may open a routed libpulse connection; the inner route restores the outer one.
-    private static let lock = NSRecursiveLock()
+    private static let lock = RecursiveLock()
 
     /// Runs `body` with descriptor 2 redirected to an unlinked temporary file (`tmpfile`, `dup`,
     /// `dup2`), restores it, and logs each line written meanwhile. When the redirection cannot be
