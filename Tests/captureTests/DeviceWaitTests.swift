@@ -51,7 +51,7 @@ import Testing
     @Test func theWaitEndsWhenThePathAppears() throws {
         let scratch = try RecordScratch()
         let node = scratch.path("video-later")
-        let process = try RecordingProcess(
+        let process = try ChildProcess.recording(
             ["record", "--video", node, "--wait", "20", scratch.path("x.mkv")], in: scratch)
         process.sleep(untilElapsed: 1)
         FileManager.default.createFile(atPath: node, contents: Data())
@@ -88,7 +88,7 @@ import Testing
     /// SIGINT while waiting: nothing written, exit 0.
     @Test func aStopWhileWaiting() throws {
         let scratch = try RecordScratch()
-        let process = try RecordingProcess(
+        let process = try ChildProcess.recording(
             ["record", "--audio", "hw:CARD=NotYet", "--wait", scratch.path("x.wav")], in: scratch)
         process.sleep(untilElapsed: 1)
         process.signalGroup(SIGINT)

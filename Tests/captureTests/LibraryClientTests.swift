@@ -12,22 +12,20 @@ import Testing
         let client = Self.repository.appendingPathComponent("Tests/LibraryClient")
         // Its own scratch folder under the repository's .build, so a second run builds incrementally.
         let scratch = Self.repository.appendingPathComponent(".build/library-client")
-        let build = try BuiltBinary.run(
-            URL(fileURLWithPath: "/usr/bin/env"),
-            ["swift", "build", "--package-path", client.path, "--scratch-path", scratch.path])
+        let build = try ChildProcess.run(
+            "/usr/bin/env", ["swift", "build", "--package-path", client.path, "--scratch-path", scratch.path])
         #expect(build.status == 0, "\(build.stdout)\(build.stderr)")
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("library-client-\(getpid())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let output = folder.appendingPathComponent("clip.mkv").path
-        let run = try BuiltBinary.run(scratch.appendingPathComponent("debug/record-clip"), [output])
+        let run = try ChildProcess.run(scratch.appendingPathComponent("debug/record-clip"), [output])
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         #expect(run.stdout.hasPrefix("\(output): "), "\(run.stdout)")
         // The library keeps FFmpeg's log to itself unless asked.
         #expect(!run.stderr.contains("libx264"), "\(run.stderr)")
-        let probe = try BuiltBinary.run(
-            URL(fileURLWithPath: "/usr/bin/ffprobe"),
-            ["-v", "error", "-show_entries", "stream=codec_type:format=duration", "-of", "csv=p=0", output])
+        let probe = try ChildProcess.run(
+            "ffprobe", ["-v", "error", "-show_entries", "stream=codec_type:format=duration", "-of", "csv=p=0", output])
         let lines = probe.stdout.split(separator: "\n").map(String.init)
         #expect(lines.filter { $0 == "video" }.count == 1 && lines.filter { $0 == "audio" }.count == 1, "\(lines)")
         let duration = lines.compactMap(Double.init).first ?? 0

@@ -18,13 +18,13 @@ import Testing
         var stills: [Still]
     }
 
-    static func summary(_ result: BuiltBinary.Result) throws -> Summary {
+    static func summary(_ result: ChildProcess.Result) throws -> Summary {
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase
         return try decoder.decode(Summary.self, from: Data(result.stdout.utf8))
     }
 
-    static func timed(_ arguments: [String]) throws -> (BuiltBinary.Result, TimeInterval) {
+    static func timed(_ arguments: [String]) throws -> (ChildProcess.Result, TimeInterval) {
         let start = Date()
         let result = try BuiltBinary.run(arguments)
         return (result, Date().timeIntervalSince(start))
@@ -56,7 +56,7 @@ import Testing
         let reference = scratch.path("ref.ppm")
         let result = try BuiltBinary.run(["snapshot", "lavfi:testsrc=size=160x120:rate=10", "--skip", "3", file])
         #expect(result.status == 0, "\(result.stderr)")
-        let made = try RecordOracle.runTool(
+        let made = try ChildProcess.run(
             "ffmpeg",
             [
                 "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc=size=160x120:rate=10", "-vf",
@@ -177,7 +177,7 @@ import Testing
     /// SIGINT while the source settles: nothing written, exit 0, said on stderr.
     @Test func stopBeforeThePicture() throws {
         let scratch = try RecordScratch()
-        let process = try RecordingProcess(["snapshot", "test", "--settle", "10", scratch.path("i.png")], in: scratch)
+        let process = try ChildProcess.recording(["snapshot", "test", "--settle", "10", scratch.path("i.png")], in: scratch)
         process.sleep(untilElapsed: 1)
         process.signalGroup(SIGINT)
         let exit = process.wait(timeout: 10)
@@ -189,7 +189,7 @@ import Testing
     /// SIGINT in the middle of a series: the pictures taken stay, whole, and the exit is 0.
     @Test func stopInTheMiddleOfASeries() throws {
         let scratch = try RecordScratch()
-        let process = try RecordingProcess(
+        let process = try ChildProcess.recording(
             ["snapshot", "test", "--skip", "0", "--count", "10", "--interval", "1", scratch.path("m.png")], in: scratch)
         process.sleep(untilElapsed: 2.5)
         process.signalGroup(SIGINT)
