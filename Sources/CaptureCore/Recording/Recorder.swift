@@ -40,6 +40,14 @@ public final class Recorder {
     private var createdFile = false
     /// The controls `applyControls` set, kept for the summary and `--restore-controls`.
     var appliedControls: AppliedControls?
+    // Streaming: the outputs (`OutputPlan`), the network ones (fed in `mux`, finished in
+    // `finalize`); `output` is nil when there is no file.
+    var outputPlan: OutputPlan!
+    var streams: [StreamOutput] = []
+    /// The file written, or for a stream-only recording the OUTPUT as given.
+    var filePath: String { outputPlan?.file ?? request.output }
+    /// For a stream-only recording: set once the first packet went to the streams.
+    var streamStarted = false
 
     /// Records until --duration, --frames, the end of the inputs, a stop request, or an error.
     ///
@@ -81,11 +89,18 @@ public final class Recorder {
         audio = nil
         // A reader still blocked in a read (a stalled device) keeps its input; exiting frees it.
         for reader in readers { reader.close() }
+        for stream in streams { _ = stream.finish(timeout: 1) }
         restoreControls()
     }
 
     /// Writes a packet, creating the file and writing the header on the first one.
     func mux(_ packet: Packet, stream: Int) throws(CaptureError) {
+        // Streams take a reference first: the file's muxer rescales the packet and takes its payload.
+        for output in streams { output.send(packet, stream: stream) }
+        guard let output else {
+            streamStarted = true
+            return
+        }
         if !output.headerWritten {
             do {
                 try output.writeHeader(options: muxerOptions, replacing: request.force)
@@ -93,12 +108,12 @@ public final class Recorder {
             } catch {
                 // The output removed its temporary file; the path itself was never touched.
                 if error.call == "rename" && error.errno == EEXIST {
-                    throw .outputExists(path: request.output)
+                    throw .outputExists(path: filePath)
                 }
                 if error.call == "avio_open" || error.call == "rename" {
-                    throw .cannotCreate(path: request.output, reason: error.description)
+                    throw .cannotCreate(path: filePath, reason: error.description)
                 }
-                throw .failed("\(request.output): the \(output.formatName) muxer refused the streams: \(error)")
+                throw .failed("\(filePath): the \(output.formatName) muxer refused the streams: \(error)")
             }
         }
         do {
@@ -111,10 +126,10 @@ public final class Recorder {
     func writeError(_ error: FFmpegError) -> CaptureError {
         if error.errno == ENOSPC {
             return .io(
-                subject: request.output,
+                subject: filePath,
                 reason: "disk full (no space left on device); the file keeps what was written before")
         }
-        return .io(subject: request.output, reason: "writing failed: \(error)")
+        return .io(subject: filePath, reason: "writing failed: \(error)")
     }
 
     private func record() throws(CaptureError) -> RecordingResult {
@@ -230,7 +245,7 @@ public final class Recorder {
                     subject: stalled.device,
                     reason:
                         "\(stalled.lacking) for \(Self.seconds(request.stallTimeout)) s; the device stalled. "
-                        + (output.headerWritten
+                        + (output?.headerWritten ?? streamStarted
                             ? "The file is finalized up to there" : "Nothing was recorded; no file was written")
                 )
                 stopReason = "error"
@@ -240,7 +255,12 @@ public final class Recorder {
             // 4 s must decode although start-up and the encoder's delay take their share too.
             if after - lastFlush >= 500_000 {
                 lastFlush = after
-                do { try output.flush() } catch {
+                if let lost = streamEvents() {
+                    failure = lost
+                    stopReason = "error"
+                    break loop
+                }
+                do { try output?.flush() } catch {
                     failure = writeError(error)
                     break loop
                 }
@@ -252,7 +272,7 @@ public final class Recorder {
                 if after - progressFrames.time >= 1_000_000 { progressFrames = (after, frames) }
                 lastProgress = after
                 let elapsed = Double(after - t0) / 1e6
-                let bytes = output.bytesWritten
+                let bytes = output?.bytesWritten ?? streams.reduce(0) { $0 + $1.bytesSent }
                 onProgress(
                     RecordingProgress(
                         elapsed: elapsed, frames: frames, fps: fps, dropped: video?.path.droppedTotal ?? 0,

@@ -11,29 +11,39 @@ extension Recorder {
         } catch {
             if failure == nil { failure = error }
         }
-        guard output.headerWritten else {
-            // Nothing reached the file, so there is no file: report why.
-            throw failure
-                ?? .failed("\(request.output): nothing was recorded; no frame or sample arrived before the stop")
+        let streamReports = finishStreams()
+        var summary: RecordingSummary
+        if let output {
+            guard output.headerWritten else {
+                // Nothing reached the file, so there is no file: report why.
+                throw failure
+                    ?? .failed("\(filePath): nothing was recorded; no frame or sample arrived before the stop")
+            }
+            var finishProblem: String?
+            do {
+                try output.finish()
+                finishProblem = finishFastStart()
+            } catch {
+                if failure == nil { failure = writeError(error) }
+            }
+            let check = verify()
+            if failure == nil, let problem = check.problem {
+                failure = .io(subject: filePath, reason: "the finished file does not read back: \(problem)")
+            }
+            let attributes = try? FileManager.default.attributesOfItem(atPath: filePath)
+            let size = (attributes?[.size] as? NSNumber)?.int64Value ?? output.bytesWritten
+            summary = RecordingSummary(
+                output: filePath, container: container.muxer, video: nil, audio: nil, startOffset: nil,
+                duration: check.duration ?? 0, fileSize: size,
+                stopReason: failure == nil ? stopReason : "error", error: failure.map { "\($0)" })
+            summary.finishProblem = finishProblem
+        } else {
+            guard streamStarted else {
+                throw failure ?? .failed("\(OutputTarget(filePath).printable): nothing was streamed; no frame or sample arrived before the stop")
+            }
+            summary = streamOnlySummary(reports: streamReports, failure: failure, stopReason: stopReason)
         }
-        var finishProblem: String?
-        do {
-            try output.finish()
-            finishProblem = finishFastStart()
-        } catch {
-            if failure == nil { failure = writeError(error) }
-        }
-        let check = verify()
-        if failure == nil, let problem = check.problem {
-            failure = .io(subject: request.output, reason: "the finished file does not read back: \(problem)")
-        }
-        let attributes = try? FileManager.default.attributesOfItem(atPath: request.output)
-        let size = (attributes?[.size] as? NSNumber)?.int64Value ?? output.bytesWritten
-        var summary = RecordingSummary(
-            output: request.output, container: container.muxer, video: nil, audio: nil, startOffset: nil,
-            duration: check.duration ?? 0, fileSize: size,
-            stopReason: failure == nil ? stopReason : "error", error: failure.map { "\($0)" })
-        summary.finishProblem = finishProblem
+        describeStreams(in: &summary, reports: streamReports)
         if let video {
             let path = video.path
             // A camera's own H.264 may be copied although --codec h264 was asked.
@@ -80,11 +90,11 @@ extension Recorder {
     ///   --force is written once, in place); else why it stays fragmented, for the summary.
     private func finishFastStart() -> String? {
         var status = stat()
-        guard FastStartRewrite.muxers.contains(container.muxer), stat(request.output, &status) == 0,
+        guard FastStartRewrite.muxers.contains(container.muxer), stat(filePath, &status) == 0,
             status.st_mode & S_IFMT == S_IFREG
         else { return nil }
         do {
-            try FastStartRewrite.rewrite(path: request.output, formatName: container.muxer)
+            try FastStartRewrite.rewrite(path: filePath, formatName: container.muxer)
             return nil
         } catch {
             let cause = error.errno == ENOSPC ? "the disk is full" : "\(error)"
@@ -106,7 +116,7 @@ extension Recorder {
         // of a finished MP4, whose rewrite keeps only tracks with samples.
         let withData = ((video?.path.written ?? 0) > 0 ? 1 : 0) + ((audio?.path.samples ?? 0) > 0 ? 1 : 0)
         do {
-            let file = try InputContainer(url: "file:" + request.output, format: nil)
+            let file = try InputContainer(url: "file:" + filePath, format: nil)
             try file.findStreamInfo()
             let duration = file.duration
             if file.streamCount < min(withData, expected) || file.streamCount > expected {

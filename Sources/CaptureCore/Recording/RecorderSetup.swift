@@ -13,7 +13,8 @@ extension Recorder {
     ]
 
     func prepare() throws(CaptureError) {
-        container = try ContainerFormat.forPath(request.output)
+        outputPlan = try OutputPlan(request)
+        container = outputPlan.container
         var videoName = request.video
         let audioName = request.audio
         if videoName == nil && audioName == nil {
@@ -29,7 +30,8 @@ extension Recorder {
         let audioCodec = audioName.map { _ in request.audioCodec ?? container.defaultAudioCodec ?? .aac }
         try checkOptions(videoCodec: videoCodec, hasAudio: audioName != nil)
         try CodecChoice.validate(video: videoCodec, audio: audioCodec, in: container)
-        try checkOutputPath()
+        try outputPlan.checkStreams(video: videoCodec, audio: audioCodec)
+        if outputPlan.file != nil { try checkOutputPath() }
 
         let videoDevice = try videoName.map { name throws(CaptureError) in
             try DeviceResolver.resolve(name, kind: .video)
@@ -54,12 +56,16 @@ extension Recorder {
                 "--sample-format applies to --audio-codec pcm and flac; \(audioCodec.rawValue) chooses its own")
         }
         try applyControls(to: videoDevice)
-        output = try media("preparing \(request.output)") { () throws(FFmpegError) in
-            try OutputContainer(path: request.output, formatName: container.muxer)
+        if let file = outputPlan.file {
+            output = try media("preparing \(file)") { () throws(FFmpegError) in
+                try OutputContainer(path: file, formatName: container.muxer)
+            }
         }
+        streams = makeStreamOutputs()
         if let videoDevice, let videoCodec { try setUpVideo(videoDevice, codec: videoCodec) }
         if let audioSource, let audioCodec { try setUpAudio(audioSource, codec: audioCodec) }
         muxerOptions = Self.muxerOptions(for: container)
+        try connectStreams()
     }
 
     /// Options that only some codecs take, and values FFmpeg would reject late.
@@ -84,7 +90,8 @@ extension Recorder {
         if videoCodec != .h264 {
             for (given, name) in [
                 (request.crf != nil, "--crf"), (request.preset != nil, "--preset"),
-                (request.bitRate != nil, "--bitrate"),
+                (request.bitRate != nil, "--bitrate"), (request.maxRate != nil, "--maxrate"),
+                (request.bufferSize != nil, "--bufsize"),
             ]
             where given {
                 throw .usage("\(name) applies to --codec h264 only")
@@ -119,7 +126,7 @@ extension Recorder {
     /// An existing output is refused without --force, and one that cannot be created is refused,
     /// before any device is opened.
     private func checkOutputPath() throws(CaptureError) {
-        let path = request.output
+        let path = filePath
         var status = stat()
         if lstat(path, &status) == 0 {
             // --force cannot replace a directory, so saying "use --force" would mislead.
@@ -204,7 +211,7 @@ extension Recorder {
                 )
             }
             stream = try media("adding the video stream") { () throws(FFmpegError) in
-                try output.addStream(copying: input, stream: index, timeBase: rate.inverted.av)
+                try addOutputStream(copying: input, stream: index, timeBase: rate.inverted.av)
             }
         case .h264, .raw:
             decoder = try media("opening the video decoder") { () throws(FFmpegError) in
@@ -242,11 +249,11 @@ extension Recorder {
             }
             let name = CodecChoice.encoderName(codec, in: container)
             let made = try media("opening the \(name) encoder") { () throws(FFmpegError) in
-                try Encoder(video: name, settings, globalHeader: output.wantsGlobalHeader)
+                try Encoder(video: name, settings, globalHeader: wantsGlobalHeader)
             }
             encoder = made
             stream = try media("adding the video stream") { () throws(FFmpegError) in
-                try output.addStream(encoder: made)
+                try addOutputStream(encoder: made)
             }
         }
         let path = VideoPath(
@@ -302,6 +309,7 @@ extension Recorder {
         // 0.2 % of the size (libx264 reads `thread_type` as its `sliced-threads`).
         var options = ["preset": request.preset ?? "veryfast", "thread_type": "slice"]
         if request.bitRate == nil { options["crf"] = "\(request.crf ?? 23)" }
+        options.merge(vbvOptions) { _, new in new }
         return options
     }
 
@@ -339,10 +347,10 @@ extension Recorder {
             try Decoder(input: input, stream: index)
         }
         let encoder = try media("opening the \(name) encoder") { () throws(FFmpegError) in
-            try Encoder(audio: name, settings, globalHeader: output.wantsGlobalHeader)
+            try Encoder(audio: name, settings, globalHeader: wantsGlobalHeader)
         }
         let stream = try media("adding the audio stream") { () throws(FFmpegError) in
-            try output.addStream(encoder: encoder)
+            try addOutputStream(encoder: encoder)
         }
         let path = try AudioPath(stream: stream, decoder: decoder, encoder: encoder)
         let lane = queue.addLane(live: source.live, dropsOldest: false, capacity: source.live ? 512 : 32)

@@ -73,6 +73,21 @@ public struct RecordingRequest: Sendable {
     /// Put the controls back as they were when the recording ends (`--restore-controls`).
     public var restoreControls = false
 
+    // Streaming (see `RecordingRequest+Outputs.swift`).
+    /// More outputs fed by the same capture and encode (`--also`): a file or a stream URL each.
+    public var also: [String] = []
+    /// The muxer for `output` where its name does not say (`--format`): `mpegts`, `flv`, `nut` ...
+    public var format: String?
+    /// Seconds to connect to a streaming server at the start (`--connect-timeout`).
+    public var connectTimeout: Double = 5
+    /// Seconds a stream whose connection broke keeps trying to reconnect (`--reconnect-timeout`).
+    public var reconnectTimeout: Double = 60
+    /// H.264 VBV maximum rate in bits per second (`--maxrate`), so a stream stays near what the
+    /// link carries.
+    public var maxRate: Int?
+    /// H.264 VBV buffer size in bits (`--bufsize`); nil with `maxRate`: one second of it.
+    public var bufferSize: Int?
+
     public init(
         video: DeviceName? = nil, audio: DeviceName? = nil, output: String, videoSize: FrameDimensions? = nil,
         frameRate: Rational? = nil, inputFormat: String? = nil, pixelFormat: String? = nil,

@@ -1,0 +1,98 @@
+internal import CFFmpeg
+
+/// The network outputs of a recording: made in setup, connected before the first frame, fed in
+/// `mux`, watched in the loop's housekeeping, finished in `finalize`.
+extension Recorder {
+    /// One `StreamOutput` for each stream of the plan; nothing is connected yet.
+    func makeStreamOutputs() -> [StreamOutput] {
+        var settings = StreamOutput.Settings()
+        settings.connectTimeout = request.connectTimeout
+        settings.reconnectTimeout = request.reconnectTimeout
+        settings.writeTimeout = max(request.connectTimeout, 5)
+        return outputPlan.streams.map { stream in
+            LibraryLog.shared.hide(stream.target.secrets, in: stream.target.url, as: stream.target.printable)
+            return StreamOutput(target: stream.target, formatName: stream.muxer, settings: settings)
+        }
+    }
+
+    /// True when the file's muxer or a stream's wants codec headers in extradata.
+    var wantsGlobalHeader: Bool {
+        (output?.wantsGlobalHeader ?? false) || streams.contains { StreamOutput.wantsGlobalHeader(formatName: $0.formatName) }
+    }
+
+    /// Adds a stream fed by `encoder` to the file and to every network output, at the same index.
+    func addOutputStream(encoder: Encoder) throws(FFmpegError) -> Int {
+        let index = try output?.addStream(encoder: encoder)
+        var streamIndex: Int?
+        for stream in streams { streamIndex = try stream.addStream(encoder: encoder) }
+        return index ?? streamIndex!
+    }
+
+    /// Adds a stream of an input's packets as they are to the file and every network output.
+    func addOutputStream(copying input: InputContainer, stream index: Int, timeBase: AVRational) throws(FFmpegError)
+        -> Int
+    {
+        let fileIndex = try output?.addStream(copying: input, stream: index, timeBase: timeBase)
+        var streamIndex: Int?
+        for stream in streams { streamIndex = try stream.addStream(copying: input, stream: index, timeBase: timeBase) }
+        return fileIndex ?? streamIndex!
+    }
+
+    /// Connects every stream and starts its writer; before any file exists.
+    ///
+    /// - Throws: `CaptureError.unreachable` (69) for the first server that cannot be reached.
+    func connectStreams() throws(CaptureError) {
+        for stream in streams { try stream.connect() }
+        for stream in streams { stream.start() }
+    }
+
+    /// Passes the streams' news (connection lost, reconnected, ended) to `onWarning`.
+    ///
+    /// - Returns: the error that ends a stream-only recording once every stream is lost for good
+    ///   (exit 74); nil otherwise: with a file, the recording goes on whatever the streams do.
+    func streamEvents() -> CaptureError? {
+        for stream in streams {
+            for line in stream.takeEvents() { onWarning(line) }
+        }
+        guard outputPlan.streamsOnly, !streams.isEmpty else { return nil }
+        let lost = streams.compactMap { stream in stream.lostReason.map { (stream.target.printable, $0) } }
+        guard lost.count == streams.count, let first = lost.first else { return nil }
+        return .io(subject: first.0, reason: "the stream ended: \(first.1)")
+    }
+
+    /// Ends every stream (queued packets, trailer) and collects their reports.
+    func finishStreams() -> [StreamReport] {
+        streams.map { $0.finish() }
+    }
+
+    /// x264's VBV (`maxrate`, `bufsize`, in bits): a cap on the rate for a link that carries no
+    /// more, with crf or `--bitrate`. The buffer defaults to one second of the cap.
+    var vbvOptions: [String: String] {
+        guard let maxRate = request.maxRate else { return [:] }
+        return ["maxrate": "\(maxRate)", "bufsize": "\(request.bufferSize ?? maxRate)"]
+    }
+}
+
+/// The summary's stream parts.
+extension Recorder {
+    /// Adds the streams' reports to a summary.
+    func describeStreams(in summary: inout RecordingSummary, reports: [StreamReport]) {
+        if !reports.isEmpty { summary.streams = reports }
+    }
+
+    /// The summary of a recording with no file: `output` is the first stream's printable URL, the
+    /// duration what was encoded, the size the bytes sent over every stream.
+    func streamOnlySummary(reports: [StreamReport], failure: CaptureError?, stopReason: String) -> RecordingSummary {
+        var duration = 0.0
+        if let video, let first = video.path.firstTime {
+            duration = Double(video.path.written) / video.path.rate.doubleValue + Double(first) / 1e6
+        } else if let audio {
+            duration = Double(audio.path.samples) / Double(audio.path.encoder.sampleRate)
+        }
+        return RecordingSummary(
+            output: reports.first?.url ?? OutputTarget(request.output).printable, container: container.muxer,
+            video: nil, audio: nil, startOffset: nil, duration: (duration * 1000).rounded() / 1000,
+            fileSize: reports.reduce(0) { $0 + $1.bytes }, stopReason: failure == nil ? stopReason : "error",
+            error: failure.map { "\($0)" })
+    }
+}
