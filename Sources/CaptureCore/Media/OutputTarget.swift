@@ -46,6 +46,17 @@ public struct OutputTarget: Hashable, Sendable {
         }
     }
 
+    /// The host a URL names (without brackets for IPv6); nil for a file.
+    public var host: String? {
+        guard scheme != nil, let range = url.range(of: "://") else { return nil }
+        var authority = url[range.upperBound...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
+            return String(authority[authority.index(after: authority.startIndex)..<close])
+        }
+        return String(authority.prefix { $0 != ":" })
+    }
+
     /// The muxer a URL implies (`flv` for RTMP, `mpegts` for SRT, UDP and TCP); nil for a file,
     /// whose extension decides.
     public var impliedMuxer: String? { scheme.flatMap { Self.streamingSchemes[$0] } }

@@ -87,19 +87,33 @@ public struct OutputPlan: Sendable {
     /// True when the recording has no file, only streams.
     public var streamsOnly: Bool { file == nil }
 
+    /// What the streaming containers carry, as servers and players take it: FFmpeg's MPEG-TS muxer
+    /// declares no codec table, and FLV's table lists codecs no server expects.
+    static let carried: [String: (video: Set<RecordingRequest.VideoCodec>, audio: Set<RecordingRequest.AudioCodec>)] = [
+        "flv": ([.h264], [.aac]),
+        "mpegts": ([.h264], [.aac, .opus]),
+    ]
+
     /// Checks that every stream can carry the chosen codecs (FLV: H.264 and AAC; MPEG-TS: H.264,
-    /// AAC, Opus).
+    /// AAC, Opus; another `--format`: what FFmpeg says it holds).
     func checkStreams(video: RecordingRequest.VideoCodec?, audio: RecordingRequest.AudioCodec?) throws(CaptureError) {
         for stream in streams {
             let carrier = ContainerFormat(
                 fileExtension: stream.muxer, muxer: stream.muxer, defaultVideoCodec: .h264, defaultAudioCodec: .aac)
-            if let video, video != .copy, let id = CodecChoice.codecID(video, in: carrier),
-                !CodecChoice.holds(carrier, id)
-            {
-                throw .usage("\(stream.target.printable): \(stream.muxer) cannot carry \(video.rawValue) video; use --codec h264")
+            let known = Self.carried[stream.muxer]
+            if let video {
+                let carries =
+                    known.map { $0.video.contains(video) }
+                    ?? (CodecChoice.codecID(video, in: carrier).map { CodecChoice.holds(carrier, $0) } ?? false)
+                if !carries {
+                    throw .usage("\(stream.target.printable): \(stream.muxer) cannot carry \(video.rawValue) video; use --codec h264")
+                }
             }
-            if let audio, !CodecChoice.holds(carrier, CodecChoice.codecID(audio)) {
-                throw .usage("\(stream.target.printable): \(stream.muxer) cannot carry \(audio.rawValue) audio; use --audio-codec aac")
+            if let audio {
+                let carries = known.map { $0.audio.contains(audio) } ?? CodecChoice.holds(carrier, CodecChoice.codecID(audio))
+                if !carries {
+                    throw .usage("\(stream.target.printable): \(stream.muxer) cannot carry \(audio.rawValue) audio; use --audio-codec aac")
+                }
             }
         }
     }

@@ -29,7 +29,7 @@ extension Recorder {
         let videoCodec = videoName.map { _ in request.videoCodec ?? container.defaultVideoCodec ?? .h264 }
         let audioCodec = audioName.map { _ in request.audioCodec ?? container.defaultAudioCodec ?? .aac }
         try checkOptions(videoCodec: videoCodec, hasAudio: audioName != nil)
-        try CodecChoice.validate(video: videoCodec, audio: audioCodec, in: container)
+        if !outputPlan.streamsOnly { try CodecChoice.validate(video: videoCodec, audio: audioCodec, in: container) }
         try outputPlan.checkStreams(video: videoCodec, audio: audioCodec)
         if outputPlan.file != nil { try checkOutputPath() }
 

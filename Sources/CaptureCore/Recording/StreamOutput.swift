@@ -56,6 +56,8 @@ final class StreamOutput: @unchecked Sendable {
     private var disconnectedSeconds = 0.0
     private var disconnectedSince: Int64?
     private var lastError: String?
+    /// Why the last attempt to reconnect failed.
+    private var lastAttemptError: String?
 
     init(target: OutputTarget, formatName: String, settings: Settings) {
         self.target = target
@@ -89,6 +91,16 @@ final class StreamOutput: @unchecked Sendable {
     ///
     /// - Throws: `CaptureError.unreachable` (exit 69) naming the printable URL and the cause.
     func connect() throws(CaptureError) {
+        // FFmpeg's RTMP reports an unknown host as a bare I/O error; asking first names the cause.
+        if let host = target.host, !host.isEmpty {
+            var found: UnsafeMutablePointer<addrinfo>?
+            let code = getaddrinfo(host, nil, nil, &found)
+            if let found { freeaddrinfo(found) }
+            if code != 0 {
+                let why = String(cString: gai_strerror(code))
+                throw .unreachable(subject: target.printable, reason: "host not found (\(why))")
+            }
+        }
         do {
             muxer = try open(timeout: settings.connectTimeout)
             lock.withLock { phase = .connected }
@@ -165,7 +177,7 @@ final class StreamOutput: @unchecked Sendable {
             finishing = true
             lock.broadcast()
         }
-        if let thread {
+        if thread != nil {
             if done.wait(timeout: .now() + timeout) == .timedOut {
                 deadline.abort()
                 done.wait()
@@ -192,7 +204,7 @@ final class StreamOutput: @unchecked Sendable {
         defer { done.signal() }
         while true {
             lock.lock()
-            while backlog.isEmpty && !finishing { lock.wait(until: Date(timeIntervalSinceNow: 0.25)) }
+            while backlog.isEmpty && !finishing { _ = lock.wait(until: Date(timeIntervalSinceNow: 0.25)) }
             if backlog.isEmpty {
                 lock.unlock()
                 break
@@ -254,7 +266,8 @@ final class StreamOutput: @unchecked Sendable {
                     disconnectedSeconds += elapsed
                     disconnectedSince = nil
                     let last = lastError ?? "connection lost"
-                    lastError = "\(last); no reconnect within \(Recorder.seconds(settings.reconnectTimeout)) s"
+                    let tried = lastAttemptError.map { " (last try: \($0))" } ?? ""
+                    lastError = "\(last); no reconnect within \(Recorder.seconds(settings.reconnectTimeout)) s\(tried)"
                     events.append("\(target.printable): \(lastError!); the stream has ended")
                 }
                 return false
@@ -277,7 +290,7 @@ final class StreamOutput: @unchecked Sendable {
                 }
                 return true
             } catch {
-                lock.withLock { lastError = cause(of: error, timeout: settings.connectTimeout) }
+                lock.withLock { lastAttemptError = cause(of: error, timeout: settings.connectTimeout) }
             }
             delay = min(delay * 2, 30)
         }
