@@ -83,11 +83,14 @@ extension Recorder {
     /// The summary of a recording with no file: `output` is the first stream's printable URL, the
     /// duration what was encoded, the size the bytes sent over every stream.
     func streamOnlySummary(reports: [StreamReport], failure: CaptureError?, stopReason: String) -> RecordingSummary {
+        // Where the last frame or sample ends on the recording's clock, as a file would last.
         var duration = 0.0
-        if let video, let first = video.path.firstTime {
-            duration = Double(video.path.written) / video.path.rate.doubleValue + Double(first) / 1e6
-        } else if let audio {
-            duration = Double(audio.path.samples) / Double(audio.path.encoder.sampleRate)
+        if let video, let end = video.path.endOfLastFrame {
+            duration = Double(end) / 1e6
+        }
+        if let audio {
+            let start = Double(audio.path.firstTime ?? 0) / 1e6
+            duration = max(duration, start + Double(audio.path.samples) / Double(audio.path.encoder.sampleRate))
         }
         return RecordingSummary(
             output: reports.first?.url ?? OutputTarget(request.output).printable, container: container.muxer,

@@ -298,7 +298,10 @@ final class StreamOutput: @unchecked Sendable {
 
     private func open(timeout: Double) throws(FFmpegError) -> NetworkMuxer {
         let muxer = try NetworkMuxer(url: target.url, formatName: formatName, streams: parameters, deadline: deadline)
-        try muxer.open(url: target.url, options: [:], timeout: timeout)
+        // SRT in live mode drops what is not yet acknowledged when the socket closes: the last
+        // half second of the stream. Lingering up to 2 s lets it arrive.
+        let options = target.scheme == "srt" ? ["linger": "2"] : [:]
+        try muxer.open(url: target.url, options: options, timeout: timeout)
         return muxer
     }
 
