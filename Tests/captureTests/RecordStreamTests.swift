@@ -299,3 +299,32 @@ import Testing
         }
     }
 }
+
+/// `--maxrate` and `--bufsize` hold x264 to a rate a link carries (VBV), where crf alone would not.
+@Suite struct RecordRateCapTests {
+    static let noisy = "lavfi:testsrc2=size=320x240:rate=30,noise=alls=40:allf=t"
+
+    /// Video bits per second of `file`, from the sizes of its packets (ffprobe).
+    static func videoBitRate(_ file: String, seconds: Double) throws -> Double {
+        let result = try RecordOracle.runTool(
+            "ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=size", "-of", "csv=p=0", file])
+        let bytes = result.stdout.split(separator: "\n").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+            .reduce(0, +)
+        return Double(bytes) * 8 / seconds
+    }
+
+    @Test func maxrateCapsTheRate() throws {
+        let scratch = try RecordScratch()
+        let free = scratch.path("free.mkv")
+        let capped = scratch.path("capped.mkv")
+        let base = ["record", "--video", Self.noisy, "--frames", "120", "--quiet"]
+        let a = try BuiltBinary.runNiced(base + [free])
+        let b = try BuiltBinary.runNiced(base + ["--maxrate", "300k", "--bufsize", "300k", capped])
+        #expect(a.status == 0 && b.status == 0, "\(a.stderr) \(b.stderr)")
+        let freeRate = try Self.videoBitRate(free, seconds: 4)
+        let cappedRate = try Self.videoBitRate(capped, seconds: 4)
+        // The source is noise: crf 23 alone spends far more than the cap.
+        #expect(freeRate > 600_000, "\(freeRate) bit/s without a cap")
+        #expect(cappedRate <= 300_000 * 1.15, "\(cappedRate) bit/s with --maxrate 300k")
+    }
+}
