@@ -34,6 +34,12 @@ enum OptionNames {
         case .segmentSize: "--segment-size"
         case .keep: "--keep"
         case .maxTotalSize: "--max-total-size"
+        case .also: "--also"
+        case .format: "--format"
+        case .connectTimeout: "--connect-timeout"
+        case .reconnectTimeout: "--reconnect-timeout"
+        case .maxRate: "--maxrate"
+        case .bufferSize: "--bufsize"
         }
     }
 

@@ -6,16 +6,28 @@ import Glibc
 struct RecordCommand: Command {
     static let spec = CommandSpec(
         name: "record",
-        abstract: "Record video and audio from cameras, microphones or the test sources to a file.",
+        abstract: "Record video and audio from cameras, microphones or the test sources to a file or a stream.",
         discussion: """
             The container follows the output's extension: .mp4 .mov .mkv .nut .avi .y4m .h264 \
             (video, with audio where it fits), .wav .flac .m4a .opus (audio only). With neither \
             --video nor --audio the first camera is recorded. Ctrl-C (SIGINT), SIGTERM and SIGHUP \
             stop the recording cleanly: the file is finalized and the exit status is 0.
+
+            Streaming: an output that is an rtmp:// or rtmps:// URL is sent to that server as FLV \
+            (H.264 and AAC), an srt:// URL as MPEG-TS (the caller connects to a listener). \
+            --also adds outputs fed by the same capture and encode, typically a file and a stream; \
+            each has its own fate: a stream that fails never stops or damages the file. A server \
+            that cannot be reached at the start ends the command with exit 69 before anything is \
+            recorded. A connection lost later is made again with backoff (1, 2, 4 ... 30 s) for \
+            --reconnect-timeout, resuming at a keyframe; meanwhile the stream's packets are dropped \
+            and counted, never queued without limit. A recording with only streams ends with exit \
+            74 when none comes back in time. Stream keys, passphrases and user:password@ never \
+            appear in messages or the summary: they show as ***.
             """,
         arguments: [
             ArgumentSpec(
-                name: "output", help: "The file to write; its extension chooses the container.",
+                name: "output",
+                help: "The file to write (its extension chooses the container), or a stream: rtmp://, rtmps:// or srt:// URL.",
                 kind: .file(extensions: ContainerFormat.all.map(\.fileExtension)))
         ],
         options: [
@@ -52,6 +64,22 @@ struct RecordCommand: Command {
                 "--audio-codec", "codec", help: "Audio codec: aac, opus, pcm or flac.",
                 default: "aac for .mp4 .mov .m4a, pcm for .mkv .nut .avi .wav, flac for .flac, opus for .opus",
                 kind: .choices(RecordingRequest.AudioCodec.allCases.map(\.rawValue))),
+            .option(
+                "--maxrate", "rate",
+                help: "H.264 rate cap (x264 VBV), e.g. 3M, so a stream stays within what the link carries."),
+            .option("--bufsize", "bits", help: "H.264 VBV buffer for --maxrate, e.g. 6M.", default: "one second of --maxrate"),
+            .option(
+                "--also", "output",
+                help: "Another output from the same encode: a file or a stream URL; repeat for more.", repeats: true),
+            .option(
+                "--format", "name",
+                help: "Container for the output where its name does not say: flv, mpegts (udp://, tcp://), mkv ..."),
+            .option(
+                "--connect-timeout", "seconds", help: "Give up on a server that does not answer at the start (exit 69).",
+                default: "5"),
+            .option(
+                "--reconnect-timeout", "seconds", help: "Keep trying this long to reconnect a stream whose connection broke.",
+                default: "60"),
             .option("--duration", "seconds", help: "Stop after this many seconds."),
             .option("--frames", "n", help: "Stop after exactly this many video frames."),
             .option(
@@ -88,6 +116,14 @@ struct RecordCommand: Command {
             (
                 "capture record --video 0 --codec raw --frames 100 raw.nut",
                 "100 frames from the first camera as it delivers them."
+            ),
+            (
+                "capture record --video 0 --audio default --maxrate 3M rtmp://media.example/live/KEY --also room.mkv",
+                "Stream to an RTMP server (nginx-rtmp, MediaMTX, SRS) and keep a local file."
+            ),
+            (
+                "capture record --video test --audio test 'srt://gateway.example:9000?passphrase=SECRET'",
+                "Stream to an SRT listener as MPEG-TS."
             ),
         ]
     )
@@ -161,6 +197,23 @@ struct RecordCommand: Command {
         request.duration = try number("--duration", 0.001...1e9)
         request.frames = try number("--frames", 1...Int(Int32.max))
         request.stallTimeout = try number("--stall-timeout", 0.1...3600.0) ?? 5
+        request.also = arguments.values("--also")
+        request.format = arguments.value("--format")
+        request.connectTimeout = try number("--connect-timeout", 0.1...600.0) ?? 5
+        request.reconnectTimeout = try number("--reconnect-timeout", 0.0...86400.0) ?? 60
+        if let text = arguments.value("--maxrate") {
+            guard let rate = Self.bitRate(text) else {
+                throw fail("--maxrate takes bits per second, e.g. 3M or 800k, not '\(text)'")
+            }
+            request.maxRate = rate
+        }
+        if let text = arguments.value("--bufsize") {
+            guard let size = Self.bitRate(text) else {
+                throw fail("--bufsize takes bits, e.g. 6M or 1500k, not '\(text)'")
+            }
+            guard request.maxRate != nil else { throw fail("--bufsize needs --maxrate") }
+            request.bufferSize = size
+        }
         request.force = arguments.flag("--force")
         request.controls = try arguments.values("--control").map { text in
             guard let setting = ControlSetting(parsing: text) else {
@@ -227,7 +280,7 @@ struct RecordCommand: Command {
             return failure.exitCode
         }
         if let problem = standardOutputFailure() {
-            printError("Error: stdout: writing the summary failed: \(problem); the recording is at \(request.output)\n")
+            printError("Error: stdout: writing the summary failed: \(problem); the recording is at \(result.summary.output)\n")
             return 74
         }
         return 0
@@ -249,9 +302,19 @@ struct RecordCommand: Command {
         return "\(bytes) bytes"
     }
 
+    /// `  stream: rtmp://host/live/***: flv, 1.2 MiB sent, 300 packets, 0 dropped, 0 reconnects, 0.0 s disconnected, finished`
+    static func streamText(_ r: StreamReport) -> String {
+        var out =
+            "  stream: \(r.url): \(r.container), \(byteText(r.bytes)) sent, \(r.packetsSent) packets, "
+            + "\(r.packetsDropped) dropped, \(r.reconnects) reconnect\(r.reconnects == 1 ? "" : "s"), "
+            + "\(String(cFormat: "%.1f", r.secondsDisconnected)) s disconnected, \(r.state)\n"
+        if let error = r.error { out += "          last error: \(error)\n" }
+        return out
+    }
+
     static func summaryText(_ s: RecordingSummary) -> String {
         var out =
-            "Recorded \(s.output): \(s.container), \(String(cFormat: "%.2f", s.duration)) s, \(byteText(s.fileSize))\n"
+            "\(s.streams != nil && s.output == s.streams?.first?.url ? "Streamed" : "Recorded") \(s.output): \(s.container), \(String(cFormat: "%.2f", s.duration)) s, \(byteText(s.fileSize))\n"
         if let v = s.video {
             var rate = "\(v.frameRate.decimalDescription) fps"
             if let delivered = v.frameRateDelivered {
@@ -284,6 +347,7 @@ struct RecordCommand: Command {
         if let controls = s.controls { out += ControlsText.recorded(controls) }
         out += "  stopped by: \(s.stopReason)\n"
         if let problem = s.finishProblem { out += "  note: \(problem)\n" }
+        for stream in s.streams ?? [] { out += streamText(stream) }
         return out
     }
 }

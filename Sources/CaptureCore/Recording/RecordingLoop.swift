@@ -88,14 +88,15 @@ struct RecordingLoop {
             return .io(
                 subject: stalled.device,
                 reason: "\(stalled.lacking) for \(Self.seconds(s.plan.stallTimeout)) s; the device stalled. "
-                    + (s.output.headerWritten
+                    + (s.started
                         ? "The file is finalized up to there" : "Nothing was recorded; no file was written"))
         }
         if flush.due(now) {
-            do throws(FFmpegError) { try s.output.flush() } catch { return s.writeError(error) }
+            if let lost = s.streamEvents() { return lost }
+            do throws(FFmpegError) { try s.output?.flush() } catch { return s.writeError(error) }
         }
         if let onProgress = s.onProgress,
-            let snapshot = progress.tick(now: now, video: s.video?.path, bytes: s.output.bytesWritten)
+            let snapshot = progress.tick(now: now, video: s.video?.path, bytes: s.bytesWritten)
         {
             onProgress(snapshot)
         }

@@ -2,8 +2,11 @@
 /// devices and how each is opened, the codecs and formats, the encoder settings, the container
 /// and its muxer options, the limits. Made by `RecordingPlanner`, carried out by `RecordingSession`.
 public struct RecordingPlan: Sendable {
-    /// The output file.
+    /// The output file; for a recording with no file, the first output as given.
     public var output: String
+    /// The file and the network streams, fed by one capture and one encode.
+    public var outputs: OutputPlan
+    /// The container whose codecs the recording writes: the file's, or the first stream's.
     public var container: ContainerFormat
     /// Replace an existing output.
     public var force: Bool
@@ -17,6 +20,10 @@ public struct RecordingPlan: Sendable {
     public var frameLimit: Int?
     /// Seconds without data from a live device before it counts as stalled.
     public var stallTimeout: Double
+    /// Seconds to connect to a streaming server at the start, and to keep reconnecting after a
+    /// connection broke.
+    public var connectTimeout: Double
+    public var reconnectTimeout: Double
     /// Camera controls to set before the camera streams; nil when none are asked.
     public var controls: Controls?
 

@@ -13,14 +13,10 @@ public enum RecordingPlanner {
     ///   for an output without a known extension, `.outputExists`/`.cannotCreate` (73) for an
     ///   output that cannot be written, the resolver's and probers' errors (66, 69, 75, 77).
     public static func plan(_ request: RecordingRequest) throws(CaptureError) -> RecordingPlan {
-        let container = try ContainerFormat.forPath(request.output)
+        let outputs = try OutputPlan(request)
         let defaultCamera = request.video == nil && request.audio == nil ? try DeviceSurvey.defaultCamera() : nil
-        do {
-            try check(request, container: container, hasVideo: request.video != nil || defaultCamera != nil)
-        } catch {
-            throw .plan(error)
-        }
-        try OutputFile.check(path: request.output, replacing: request.force)
+        try check(request, outputs: outputs, hasVideo: request.video != nil || defaultCamera != nil)
+        if let file = outputs.file { try OutputFile.check(path: file, replacing: request.force) }
         var videoDevice = defaultCamera
         if let name = request.video { videoDevice = try DeviceResolver.resolve(name, kind: .video) }
         let audioDevice = try request.audio.map { name throws(CaptureError) in
@@ -42,16 +38,14 @@ public enum RecordingPlanner {
     /// - Throws: `CaptureError`: `.plan` for options that do not fit the devices or the container;
     ///   the mode selector's and audio planners' errors (64, 69) for what a device cannot do.
     public static func plan(_ request: RecordingRequest, survey: DeviceSurvey) throws(CaptureError) -> RecordingPlan {
-        let container = try ContainerFormat.forPath(request.output)
-        do {
-            try check(request, container: container, hasVideo: survey.video != nil)
-        } catch {
-            throw .plan(error)
-        }
+        let outputs = try OutputPlan(request)
+        let container = outputs.container
+        try check(request, outputs: outputs, hasVideo: survey.video != nil)
         var plan = RecordingPlan(
-            output: request.output, container: container, force: request.force,
+            output: outputs.file ?? request.output, outputs: outputs, container: container, force: request.force,
             muxerOptions: muxerOptions(for: container), video: nil, audio: nil, duration: request.duration,
-            frameLimit: request.frames, stallTimeout: request.stallTimeout, controls: nil)
+            frameLimit: request.frames, stallTimeout: request.stallTimeout, connectTimeout: request.connectTimeout,
+            reconnectTimeout: request.reconnectTimeout, controls: nil)
         if let entry = survey.audio {
             plan.audio = try audio(request, entry: entry, container: container)
         }
@@ -68,9 +62,22 @@ public enum RecordingPlanner {
     }
 
     /// Checks that need no device: options that need a source or a codec, pixel formats, and
-    /// whether the container holds the codecs.
-    static func check(_ request: RecordingRequest, container: ContainerFormat, hasVideo: Bool) throws(RecordingPlanError)
-    {
+    /// whether the file and the streams hold the codecs.
+    static func check(_ request: RecordingRequest, outputs: OutputPlan, hasVideo: Bool) throws(CaptureError) {
+        let container = outputs.container
+        do {
+            try check(request, container: container, hasVideo: hasVideo, validatesContainer: !outputs.streamsOnly)
+        } catch {
+            throw .plan(error)
+        }
+        try outputs.checkStreams(
+            video: hasVideo ? request.videoCodec ?? container.defaultVideoCodec ?? .h264 : nil,
+            audio: request.audio != nil ? request.audioCodec ?? container.defaultAudioCodec ?? .aac : nil)
+    }
+
+    static func check(
+        _ request: RecordingRequest, container: ContainerFormat, hasVideo: Bool, validatesContainer: Bool = true
+    ) throws(RecordingPlanError) {
         let videoCodec = hasVideo ? request.videoCodec ?? container.defaultVideoCodec ?? .h264 : nil
         let audioCodec = request.audio != nil ? request.audioCodec ?? container.defaultAudioCodec ?? .aac : nil
         if videoCodec == nil {
@@ -93,6 +100,7 @@ public enum RecordingPlanner {
         if videoCodec != .h264 {
             for (given, option) in [
                 (request.crf != nil, RequestOption.crf), (request.preset != nil, .preset), (request.bitRate != nil, .bitRate),
+                (request.maxRate != nil, .maxRate), (request.bufferSize != nil, .bufferSize),
             ] where given {
                 throw .appliesToH264Only(option)
             }
@@ -106,7 +114,7 @@ public enum RecordingPlanner {
                 throw .pixelFormatNotInContainer(name, fileExtension: container.fileExtension)
             }
         }
-        try CodecChoice.validate(video: videoCodec, audio: audioCodec, in: container)
+        if validatesContainer { try CodecChoice.validate(video: videoCodec, audio: audioCodec, in: container) }
     }
 
     private static func video(_ request: RecordingRequest, entry: DeviceSurvey.Entry, container: ContainerFormat)
@@ -173,6 +181,12 @@ public enum RecordingPlanner {
         // 0.2 % of the size (libx264 reads `thread_type` as its `sliced-threads`).
         var options = ["preset": request.preset ?? "veryfast", "thread_type": "slice"]
         if request.bitRate == nil { options["crf"] = "\(request.crf ?? 23)" }
+        // x264's VBV (`maxrate`, `bufsize`, in bits): a cap on the rate for a link that carries no
+        // more, with crf or a bit rate. The buffer defaults to one second of the cap.
+        if let maxRate = request.maxRate {
+            options["maxrate"] = "\(maxRate)"
+            options["bufsize"] = "\(request.bufferSize ?? maxRate)"
+        }
         return options
     }
 

@@ -73,6 +73,20 @@ public struct RecordingRequest: Sendable {
     /// Put the controls back as they were when the recording ends.
     public var restoreControls = false
 
+    /// More outputs fed by the same capture and encode: a file or a stream URL each.
+    public var also: [String] = []
+    /// The muxer for `output` where its name does not say: `mpegts`, `flv`, `nut` ...
+    public var format: String?
+    /// Seconds to connect to a streaming server at the start.
+    public var connectTimeout: Double = 5
+    /// Seconds a stream whose connection broke keeps trying to reconnect.
+    public var reconnectTimeout: Double = 60
+    /// H.264 VBV maximum rate in bits per second, so a stream stays near what the
+    /// link carries.
+    public var maxRate: Int?
+    /// H.264 VBV buffer size in bits; nil with `maxRate`: one second of it.
+    public var bufferSize: Int?
+
     public init(
         video: DeviceName? = nil, audio: DeviceName? = nil, output: String, videoSize: FrameDimensions? = nil,
         frameRate: Rational? = nil, inputFormat: String? = nil, pixelFormat: String? = nil,

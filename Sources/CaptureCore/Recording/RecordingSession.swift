@@ -24,9 +24,14 @@ public final class RecordingSession {
     var readers: [InputReader] = []
     var video: Track<VideoPath>?
     var audio: Track<AudioPath>?
-    /// The muxer; nothing is on disk before its header is written (`mux`).
-    let output: OutputContainer
-    let file: OutputFile
+    /// The file's muxer, nil when the recording only streams; nothing is on disk before its
+    /// header is written (`mux`).
+    let output: OutputContainer?
+    let file: OutputFile?
+    /// The network outputs, each with its own writer thread (`SessionStreams.swift`).
+    var streams: [StreamOutput] = []
+    /// For a recording with no file: set once the first packet went to the streams.
+    var streamStarted = false
     /// What the audio encoder writes, for the summary.
     var audioEncoderPlan: AudioEncoderPlan?
     /// The controls `applyControls` set, kept for the summary and the restore.
@@ -42,11 +47,18 @@ public final class RecordingSession {
     public init(plan: RecordingPlan, stop: StopSignal) throws(CaptureError) {
         self.plan = plan
         self.stop = stop
-        file = OutputFile(path: plan.output)
-        output = try media("preparing \(plan.output)") { () throws(FFmpegError) in
-            try OutputContainer(name: plan.output, formatName: plan.container.muxer)
+        file = plan.outputs.file.map(OutputFile.init)
+        output = try plan.outputs.file.map { path throws(CaptureError) in
+            try media("preparing \(path)") { () throws(FFmpegError) in
+                try OutputContainer(name: path, formatName: plan.container.muxer)
+            }
         }
+        streams = makeStreamOutputs()
     }
+
+    /// True once the first packet reached an output: the file's header is written, or a
+    /// stream-only recording sent its first packet.
+    var started: Bool { output?.headerWritten ?? streamStarted }
 
     /// Records until the duration, the frame limit, the end of the inputs, a stop request, or an
     /// error.
@@ -64,7 +76,7 @@ public final class RecordingSession {
         } catch {
             // A stop during start-up interrupts FFmpeg's opens and reads with errors of their own;
             // before the file exists, that is a stop with nothing recorded, not a failure.
-            if stop.isRequested && !output.headerWritten { return stoppedBeforeFirstFrame }
+            if stop.isRequested && !started { return stoppedBeforeFirstFrame }
             throw error
         }
     }
@@ -85,6 +97,7 @@ public final class RecordingSession {
         audio = nil
         // A reader still blocked in a read (a stalled device) keeps its input; exiting frees it.
         for reader in readers { reader.close() }
+        for stream in streams { _ = stream.finish(timeout: 1) }
         restoreControls()
     }
 
@@ -93,6 +106,7 @@ public final class RecordingSession {
         try applyControls()
         if let video = plan.video { self.video = try openVideo(video) }
         if let audio = plan.audio { self.audio = try openAudio(audio) }
+        try connectStreams()
     }
 
     /// Adds a reader for `input`'s stream `index` on a new lane of the queue.
@@ -104,6 +118,12 @@ public final class RecordingSession {
 
     /// Writes a packet, creating the file and writing the header on the first one.
     func mux(_ packet: Packet, stream: Int) throws(CaptureError) {
+        // Streams take a reference first: the file's muxer rescales the packet and takes its payload.
+        for output in streams { output.send(packet, stream: stream) }
+        guard let output, let file else {
+            streamStarted = true
+            return
+        }
         if !output.headerWritten {
             do {
                 try file.create(output, options: plan.muxerOptions, replacing: plan.force)

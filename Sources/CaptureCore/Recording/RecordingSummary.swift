@@ -64,7 +64,8 @@ public struct RecordingSummary: Codable, Hashable, Sendable {
         public var start: Double
     }
 
-    /// The output file as given.
+    /// The output file as given; for a recording with no file, the first stream's URL with its
+    /// secrets replaced by `***`.
     public var output: String
     /// The muxer: `mp4`, `matroska`, ...
     public var container: String
@@ -79,7 +80,7 @@ public struct RecordingSummary: Codable, Hashable, Sendable {
     public var startOffset: Double?
     /// The duration of the finished file as it reads back, seconds.
     public var duration: Double
-    /// Bytes on disk.
+    /// Bytes on disk; for a recording with no file, bytes sent over the streams.
     public var fileSize: Int64
     /// Why the recording ended: `duration`, `frames`, `SIGINT`, `end of input`, `error`.
     public var stopReason: String
@@ -87,6 +88,8 @@ public struct RecordingSummary: Codable, Hashable, Sendable {
     public var error: String?
     /// The camera controls set before streaming, and what the driver made of them.
     public var controls: ControlReport? = nil
+    /// The network outputs (`rtmp://`, `srt://`), one entry each; nil when there are none.
+    public var streams: [StreamReport]? = nil
 }
 
 /// A snapshot for the progress line, taken at most four times a second.

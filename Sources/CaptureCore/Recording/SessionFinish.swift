@@ -18,30 +18,43 @@ extension RecordingSession {
         } catch {
             if failure == nil { failure = error }
         }
-        guard output.headerWritten else {
-            // Nothing reached the file, so there is no file: report why.
-            throw failure
-                ?? .failed("\(plan.output): nothing was recorded; no frame or sample arrived before the stop")
+        let streamReports = finishStreams()
+        var summary: RecordingSummary
+        if let output {
+            guard output.headerWritten else {
+                // Nothing reached the file, so there is no file: report why.
+                throw failure
+                    ?? .failed("\(plan.output): nothing was recorded; no frame or sample arrived before the stop")
+            }
+            var finishProblem: String?
+            do {
+                try output.finish()
+                finishProblem = finishFastStart()
+            } catch {
+                if failure == nil { failure = writeError(error) }
+            }
+            let check = verify()
+            if failure == nil, let problem = check.problem {
+                failure = .io(subject: plan.output, reason: "the finished file does not read back: \(problem)")
+            }
+            let attributes = try? FileManager.default.attributesOfItem(atPath: plan.output)
+            let size = (attributes?[.size] as? any BinaryInteger).map { Int64($0) } ?? output.bytesWritten
+            summary = RecordingSummary(
+                output: plan.output, container: plan.container.muxer, video: nil, audio: nil, startOffset: nil,
+                duration: check.duration ?? 0, fileSize: size,
+                stopReason: failure == nil ? stopReason.text : StopReason.error.text, error: failure.map { "\($0)" })
+            summary.finishProblem = finishProblem
+        } else {
+            guard streamStarted else {
+                throw failure
+                    ?? .failed("\(plan.outputs.streams.first?.target.printable ?? plan.output): nothing was streamed; no frame or sample arrived before the stop")
+            }
+            summary = streamOnlySummary(reports: streamReports, failure: failure, stopReason: stopReason)
         }
-        var finishProblem: String?
-        do {
-            try output.finish()
-            finishProblem = finishFastStart()
-        } catch {
-            if failure == nil { failure = writeError(error) }
-        }
-        let check = verify()
-        if failure == nil, let problem = check.problem {
-            failure = .io(subject: plan.output, reason: "the finished file does not read back: \(problem)")
-        }
-        let attributes = try? FileManager.default.attributesOfItem(atPath: plan.output)
-        let size = (attributes?[.size] as? any BinaryInteger).map { Int64($0) } ?? output.bytesWritten
-        var summary = RecordingSummary(
-            output: plan.output, container: plan.container.muxer, video: videoSummary, audio: audioSummary,
-            startOffset: startOffset.map { ($0 * 1e6).rounded() / 1e6 }, duration: check.duration ?? 0,
-            fileSize: size, stopReason: failure == nil ? stopReason.text : StopReason.error.text,
-            error: failure.map { "\($0)" })
-        summary.finishProblem = finishProblem
+        summary.video = videoSummary
+        summary.audio = audioSummary
+        summary.startOffset = startOffset.map { ($0 * 1e6).rounded() / 1e6 }
+        if !streamReports.isEmpty { summary.streams = streamReports }
         summary.controls = appliedControls?.report
         return RecordingResult(summary: summary, failure: failure)
     }

@@ -65,7 +65,7 @@ extension RecordingSession {
                 throw .plan(.copyNotInContainer(fileExtension: container.fileExtension, cameraCodec: info.codec))
             }
             stream = try media("adding the video stream") { () throws(FFmpegError) in
-                try output.addStream(copying: input, stream: index, timeBase: rate.inverted)
+                try addOutputStream(copying: input, stream: index, timeBase: rate.inverted)
             }
         case .h264, .raw:
             decoder = try media("opening the video decoder") { () throws(FFmpegError) in
@@ -99,10 +99,10 @@ extension RecordingSession {
             }
             let name = CodecChoice.encoderName(plan.codec, in: container)
             let made = try media("opening the \(name) encoder") { () throws(FFmpegError) in
-                try Encoder(video: name, settings, globalHeader: output.wantsGlobalHeader)
+                try Encoder(video: name, settings, globalHeader: wantsGlobalHeader)
             }
             stream = try media("adding the video stream") { () throws(FFmpegError) in
-                try output.addStream(encoder: made)
+                try addOutputStream(encoder: made)
             }
             encoder = EncodedStream(encoder: made, stream: stream, kind: "video")
         }
@@ -154,10 +154,10 @@ extension RecordingSession {
             try Decoder(input: input, stream: index)
         }
         let encoder = try media("opening the \(name) encoder") { () throws(FFmpegError) in
-            try Encoder(audio: encoderPlan, globalHeader: output.wantsGlobalHeader)
+            try Encoder(audio: encoderPlan, globalHeader: wantsGlobalHeader)
         }
         let stream = try media("adding the audio stream") { () throws(FFmpegError) in
-            try output.addStream(encoder: encoder)
+            try addOutputStream(encoder: encoder)
         }
         let path = try AudioPath(decoder: decoder, output: EncodedStream(encoder: encoder, stream: stream, kind: "audio"))
         let lane = queue.addLane(live: source.live, dropsOldest: false, capacity: source.live ? 512 : 32)

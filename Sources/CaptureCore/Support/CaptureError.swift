@@ -17,6 +17,9 @@ public enum CaptureError: Error, Equatable, Sendable, CustomStringConvertible {
     case fileNotFound(path: String, reason: String)
     /// The device exists but cannot do what was asked: format, size, rate, channels (exit 69).
     case notSupported(device: String, reason: OptionText)
+    /// A server to stream to cannot be reached or refuses the stream at the start (exit 69).
+    /// `subject` is the URL with its secrets replaced by `***`.
+    case unreachable(subject: String, reason: String)
     /// The output file exists and overwriting was not asked for (exit 73).
     case outputExists(path: String)
     /// The output file cannot be created (exit 73).
@@ -38,7 +41,7 @@ public enum CaptureError: Error, Equatable, Sendable, CustomStringConvertible {
         switch self {
         case .usage: 64
         case .deviceNotFound, .wrongKind, .fileNotFound: 66
-        case .notSupported: 69
+        case .notSupported, .unreachable: 69
         case .outputExists, .cannotCreate: 73
         case .io: 74
         case .busy: 75
@@ -74,6 +77,8 @@ public enum CaptureError: Error, Equatable, Sendable, CustomStringConvertible {
             return "\(path): \(reason)"
         case .notSupported(let device, let reason):
             return "\(device): \(reason)"
+        case .unreachable(let subject, let reason):
+            return "\(subject): cannot stream there: \(reason)"
         case .outputExists(let path):
             return "\(path): file exists; use \(.force) to overwrite it or choose another name"
         case .cannotCreate(let path, let reason):

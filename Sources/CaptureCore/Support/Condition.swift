@@ -28,6 +28,11 @@ final class Condition: @unchecked Sendable {
         return try body()
     }
 
+    /// Takes the mutex (`pthread_mutex_lock`), for a wait loop that unlocks it itself.
+    func lock() { pthread_mutex_lock(mutex) }
+
+    func unlock() { pthread_mutex_unlock(mutex) }
+
     /// Sleeps until signalled (`pthread_cond_wait`); a wake-up may be spurious.
     func wait() {
         pthread_cond_wait(condition, mutex)

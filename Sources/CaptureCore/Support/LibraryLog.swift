@@ -18,7 +18,20 @@ public final class LibraryLog: Sendable {
     /// The calling thread's last error line.
     private let lastError = ThreadLocalText()
 
+    /// Text never to show (a stream URL's secrets) and what shows instead, longest first.
+    private let hidden = Mutex<[(String, String)]>([])
+
     private init() {}
+
+    /// From now on, `url` appears as `printable` in every line, and each of `secrets` (three
+    /// characters or more) as `***`: FFmpeg's protocols log the URLs they open.
+    public func hide(_ secrets: [String], in url: String, as printable: String) {
+        hidden.withLock { list in
+            list.append((url, printable))
+            for secret in secrets where secret.count >= 3 { list.append((secret, "***")) }
+            list.sort { $0.0.count > $1.0.count }
+        }
+    }
 
     /// Routes FFmpeg's log (`av_log_set_callback`) and libasound's (`snd_lib_error_set_handler`)
     /// here. Call once at start-up, before opening any device.
@@ -44,7 +57,10 @@ public final class LibraryLog: Sendable {
     func record(level: Int32, line: String) {
         // Libraries end some lines with their own newline (libpulse's "Connection refused\n" folded
         // into an ALSA line); one line per message keeps errors to one line.
-        let line = Self.trimmed(line)
+        var line = Self.trimmed(line)
+        for (secret, shown) in hidden.withLock({ $0 }) where line.contains(secret) {
+            line = line.replacing(secret, with: shown)
+        }
         if level <= AV_LOG_ERROR { lastError.value = Self.withoutContext(line) }
         if verbose.withLock({ $0 }) { StandardError.write(line + "\n") }
     }

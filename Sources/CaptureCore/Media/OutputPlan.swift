@@ -1,0 +1,130 @@
+internal import CFFmpeg
+
+/// Where a recording goes: at most one file and any number of network streams, all fed by one
+/// capture and one encode; decided from the request's outputs and container format before any
+/// device opens.
+public struct OutputPlan: Sendable {
+    /// One network output.
+    public struct Stream: Sendable, Hashable {
+        public var target: OutputTarget
+        /// The muxer: `flv` for RTMP, `mpegts` for SRT, or the one the request names.
+        public var muxer: String
+    }
+
+    /// The file to write, if any.
+    public var file: String?
+    /// The container that decides the codecs: the file's, or for a stream-only recording the
+    /// first stream's. With streams, codecs not given default to H.264 and AAC, which every
+    /// server takes.
+    public var container: ContainerFormat
+    public var streams: [Stream]
+
+    /// Plans the outputs of `request`.
+    ///
+    /// - Throws: `CaptureError.usage` (64) for a second file, an unknown container format, a URL or
+    ///   file name that says no container, or a codec a stream cannot carry.
+    public init(_ request: RecordingRequest) throws(CaptureError) {
+        var file: String?
+        var fileContainer: ContainerFormat?
+        var streams: [Stream] = []
+        for (position, text) in ([request.output] + request.also).enumerated() {
+            let target = OutputTarget(text)
+            let format = position == 0 ? request.format : nil
+            if target.isNetwork {
+                guard let muxer = format ?? target.impliedMuxer else { continue }
+                guard av_guess_format(muxer, nil, nil) != nil else {
+                    throw .usage("\(.format): FFmpeg has no muxer named '\(muxer)'; for a stream use flv or mpegts")
+                }
+                if streams.contains(where: { $0.target.url == target.url }) {
+                    throw .usage("\(target.printable) is given twice")
+                }
+                streams.append(Stream(target: target, muxer: muxer))
+                continue
+            }
+            if text.contains("://") {
+                throw .usage(
+                    "'\(OutputTarget.scrubbed(text))': record streams to rtmp://, rtmps:// and srt:// URLs "
+                        + "(and udp:// or tcp:// with MPEG-TS); other URLs are not outputs")
+            }
+            if text == "-" {
+                throw .usage("'-': a recording writes to a file or a stream URL, not to standard output")
+            }
+            if let file {
+                throw .usage("a recording writes one file ('\(file)' and '\(text)'); give the other outputs as stream URLs")
+            }
+            file = text
+            if let format {
+                guard
+                    let named = ContainerFormat.all.first(where: {
+                        $0.muxer == format.lowercased() || $0.fileExtension == format.lowercased()
+                    })
+                else {
+                    throw .usage(
+                        "\(.format) for a file takes one of \(ContainerFormat.all.map(\.muxer).joined(separator: ", ")), not '\(format)'"
+                    )
+                }
+                fileContainer = named
+            } else {
+                fileContainer = try ContainerFormat.forPath(text)
+            }
+        }
+        self.file = file
+        self.streams = streams
+        if let fileContainer {
+            container = fileContainer
+            if !streams.isEmpty {
+                container = ContainerFormat(
+                    fileExtension: fileContainer.fileExtension, muxer: fileContainer.muxer,
+                    defaultVideoCodec: fileContainer.holdsVideo ? .h264 : nil,
+                    defaultAudioCodec: fileContainer.holdsAudio ? .aac : nil)
+            }
+        } else {
+            let muxer = streams[0].muxer
+            container = ContainerFormat(
+                fileExtension: muxer, muxer: muxer, defaultVideoCodec: .h264, defaultAudioCodec: .aac)
+        }
+    }
+
+    /// True when the recording has no file, only streams.
+    public var streamsOnly: Bool { file == nil }
+
+    /// What the streaming containers carry, as servers and players take it: FFmpeg's MPEG-TS muxer
+    /// declares no codec table, and FLV's table lists codecs no server expects.
+    static let carried: [String: (video: Set<RecordingRequest.VideoCodec>, audio: Set<RecordingRequest.AudioCodec>)] = [
+        "flv": ([.h264], [.aac]),
+        "mpegts": ([.h264], [.aac, .opus]),
+    ]
+
+    /// Checks that every stream can carry the chosen codecs (FLV: H.264 and AAC; MPEG-TS: H.264,
+    /// AAC, Opus; another container: what FFmpeg says it holds).
+    func checkStreams(video: RecordingRequest.VideoCodec?, audio: RecordingRequest.AudioCodec?) throws(CaptureError) {
+        for stream in streams {
+            let carrier = ContainerFormat(
+                fileExtension: stream.muxer, muxer: stream.muxer, defaultVideoCodec: .h264, defaultAudioCodec: .aac)
+            let known = Self.carried[stream.muxer]
+            if let video {
+                let carries =
+                    known.map { $0.video.contains(video) }
+                    ?? (CodecChoice.codecID(video, in: carrier).map { CodecChoice.holds(carrier, $0) } ?? false)
+                if !carries {
+                    throw .usage("\(stream.target.printable): \(stream.muxer) cannot carry \(video.rawValue) video; use \(.videoCodec, "h264")")
+                }
+            }
+            if let audio {
+                let carries = known.map { $0.audio.contains(audio) } ?? CodecChoice.holds(carrier, CodecChoice.codecID(audio))
+                if !carries {
+                    throw .usage("\(stream.target.printable): \(stream.muxer) cannot carry \(audio.rawValue) audio; use \(.audioCodec, "aac")")
+                }
+            }
+        }
+    }
+}
+
+extension OutputTarget {
+    /// `text` as it may be printed, whatever it is.
+    static func scrubbed(_ text: String) -> String {
+        guard let range = text.firstRange(of: "://") else { return text }
+        let scheme = String(text[..<range.lowerBound]).lowercased()
+        return OutputTarget(text).isNetwork ? OutputTarget(text).printable : scheme + "://***"
+    }
+}
