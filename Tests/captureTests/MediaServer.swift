@@ -7,7 +7,7 @@ import Foundation
 final class MediaServer: @unchecked Sendable {
     let port: Int
     let scratch: RecordScratch
-    private var process: RecordingProcess?
+    private var process: ChildProcess?
     private var starts = 0
 
     /// The RTMP module as Debian installs it.
@@ -57,7 +57,7 @@ final class MediaServer: @unchecked Sendable {
     func start() throws {
         starts += 1
         let folder = scratch.path("nginx")
-        let nginx = try RecordingProcess(
+        let nginx = try ChildProcess.recording(
             ["-c", "\(folder)/nginx.conf", "-p", folder, "-e", "\(folder)/error.log"], program: "/usr/sbin/nginx",
             in: scratch, name: "nginx-\(starts)")
         process = nginx

@@ -18,15 +18,15 @@ import Testing
     /// `ffmpeg` pulling `url` into `file` as it is (`-c copy`), started before the push so it
     /// gets the stream from its first keyframe.
     static func puller(_ input: [String], to file: String, in scratch: RecordScratch, name: String = "puller") throws
-        -> RecordingProcess
+        -> ChildProcess
     {
-        try RecordingProcess(
+        try ChildProcess.recording(
             ["ffmpeg", "-nostdin", "-v", "error", "-y"] + input + ["-c", "copy", file], program: "/usr/bin/env",
             in: scratch, name: name)
     }
 
     /// Ends a puller as a user would (SIGINT: ffmpeg finishes the file) unless it ended itself.
-    static func end(_ puller: RecordingProcess) {
+    static func end(_ puller: ChildProcess) {
         if puller.wait(timeout: 3) == nil {
             kill(puller.pid, SIGINT)
             if puller.wait(timeout: 10) == nil { kill(puller.pid, SIGKILL) }
@@ -40,7 +40,7 @@ import Testing
         let pulled = scratch.path("pulled.flv")
         let (exit, puller) = try await RealTimeSlots.run {
             try await onOwnThread {
-                let process = try RecordingProcess.realTime(
+                let process = try ChildProcess.realTime(
                     ["record", "--video", "test", "--audio", "test", "--duration", "8", "--json", url], in: scratch)
                 // A viewer that joins while the stream runs, as viewers do, and watches 4 s of it:
                 // it starts at a keyframe.
@@ -94,7 +94,7 @@ import Testing
         let url = "srt://127.0.0.1:\(port)?passphrase=\(Self.key)xyz"
         let exit = try await RealTimeSlots.run {
             try await onOwnThread {
-                let process = try RecordingProcess.realTime(
+                let process = try ChildProcess.realTime(
                     ["record", "--video", "test", "--audio", "test", "--duration", "5", "--json", url], in: scratch)
                 return (process.wait(timeout: 40), process.stdout, process.stderr)
             }
@@ -117,7 +117,7 @@ import Testing
         try await Task.sleep(for: .seconds(0.7))
         let exit = try await RealTimeSlots.run {
             try await onOwnThread {
-                let process = try RecordingProcess.realTime(
+                let process = try ChildProcess.realTime(
                     [
                         "record", "--video", "test", "--audio", "test", "--duration", "5", "--json",
                         "srt://127.0.0.1:\(port)",
@@ -195,7 +195,7 @@ import Testing
         let file = scratch.path("room.mkv")
         let result = try await RealTimeSlots.run {
             try await onOwnThread {
-                let process = try RecordingProcess.realTime(
+                let process = try ChildProcess.realTime(
                     [
                         "record", "--video", "test", "--audio", "test", "--duration", "10", "--json",
                         server.url(key: Self.key), "--also", file,
@@ -227,7 +227,7 @@ import Testing
         let server = try MediaServer(in: scratch)
         let result = try await RealTimeSlots.run {
             try await onOwnThread {
-                let process = try RecordingProcess.realTime(
+                let process = try ChildProcess.realTime(
                     [
                         "record", "--video", "test", "--duration", "30", "--reconnect-timeout", "3",
                         server.url(key: Self.key),
@@ -250,7 +250,7 @@ import Testing
         let file = scratch.path("room.mkv")
         let (first, last, exit) = try await RealTimeSlots.run {
             try await onOwnThread {
-                let process = try RecordingProcess.realTime(
+                let process = try ChildProcess.realTime(
                     [
                         "record", "--video", "test", "--audio", "test", "--duration", "38", "--quiet",
                         server.url(key: Self.key), "--also", file,
@@ -306,7 +306,7 @@ import Testing
 
     /// Video bits per second of `file`, from the sizes of its packets (ffprobe).
     static func videoBitRate(_ file: String, seconds: Double) throws -> Double {
-        let result = try RecordOracle.runTool(
+        let result = try ChildProcess.run(
             "ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=size", "-of", "csv=p=0", file])
         let bytes = result.stdout.split(separator: "\n").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
             .reduce(0, +)
