@@ -206,3 +206,20 @@ private func splitInlineValue(_ argument: String) -> (String, String?) {
 private func isNegativeNumber(_ text: String) -> Bool {
     text.count > 1 && text.hasPrefix("-") && Double(text.dropFirst()) != nil
 }
+
+extension ParsedArguments {
+    /// The value of option `name` as a number within `range`; nil when the option is not given.
+    ///
+    /// - Throws: `UsageError` for `command` naming the option and the range.
+    func number<T: LosslessStringConvertible & Comparable>(
+        _ name: String, _ range: ClosedRange<T>, command: CommandSpec
+    ) throws(UsageError) -> T? {
+        guard let text = value(name) else { return nil }
+        guard let number = T(text), range.contains(number) else {
+            throw UsageError(
+                message: "\(name) takes a number from \(range.lowerBound) to \(range.upperBound), not '\(text)'",
+                command: command)
+        }
+        return number
+    }
+}

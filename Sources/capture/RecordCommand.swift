@@ -137,11 +137,7 @@ struct RecordCommand: Command {
     init(_ arguments: ParsedArguments) throws {
         func fail(_ message: String) -> UsageError { UsageError(message: message, command: Self.spec) }
         func number<T: LosslessStringConvertible & Comparable>(_ name: String, _ range: ClosedRange<T>) throws -> T? {
-            guard let text = arguments.value(name) else { return nil }
-            guard let value = T(text), range.contains(value) else {
-                throw fail("\(name) takes a number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
-            }
-            return value
+            try arguments.number(name, range, command: Self.spec)
         }
         request = RecordingRequest(output: arguments.positionals[0])
         request.video = try arguments.value("--video").map { try DeviceName(parsing: $0) }

@@ -70,11 +70,7 @@ struct SnapshotCommand: Command {
     init(_ arguments: ParsedArguments) throws {
         func fail(_ message: String) -> UsageError { UsageError(message: message, command: Self.spec) }
         func number<T: LosslessStringConvertible & Comparable>(_ name: String, _ range: ClosedRange<T>) throws -> T? {
-            guard let text = arguments.value(name) else { return nil }
-            guard let value = T(text), range.contains(value) else {
-                throw fail("\(name) takes a number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
-            }
-            return value
+            try arguments.number(name, range, command: Self.spec)
         }
         request = SnapshotRequest(
             device: try DeviceName(parsing: arguments.positionals[0]), output: arguments.positionals[1])
