@@ -289,7 +289,7 @@ import Testing
             (["--bufsize", "1M", "out.mkv"], "--bufsize needs --maxrate"),
             (["--maxrate", "fast", "out.mkv"], "--maxrate takes bits per second"),
             (["--format", "nosuch", "udp://127.0.0.1:9/x"], "no muxer named 'nosuch'"),
-            (["--also", "b.mkv", "a.mkv"], "record writes one file"),
+            (["--also", "b.mkv", "a.mkv"], "a recording writes one file"),
             (["--codec", "raw", "rtmp://127.0.0.1:9/live/k"], "flv cannot carry raw video"),
             (["http://example.com/x"], "other URLs are not outputs"),
         ] {
