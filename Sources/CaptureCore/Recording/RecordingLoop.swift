@@ -52,11 +52,9 @@ struct RecordingLoop {
             if failure == nil, !policy.stopping,
                 let stalled = watch.stalled(now: after, queue: s.queue, video: s.video, audio: s.audio, endedLanes: ended)
             {
-                failure = .io(
-                    subject: stalled.device,
-                    reason: "\(stalled.lacking) for \(Self.seconds(s.plan.stallTimeout)) s; the device stalled. "
-                        + (s.output.headerWritten
-                            ? "The file is finalized up to there" : "Nothing was recorded; no file was written"))
+                failure = StallWatch.error(
+                    device: stalled.device, lacking: stalled.lacking, timeout: s.plan.stallTimeout,
+                    fileWritten: s.output.headerWritten)
             }
             if failure == nil, flush.due(after) {
                 do throws(FFmpegError) { try s.output.flush() } catch { failure = s.writeError(error) }
