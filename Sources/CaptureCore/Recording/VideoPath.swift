@@ -174,6 +174,7 @@ final class VideoPath {
             if encoder == nil { awaitingKeyframe = true }
             return
         }
+        let previousUsable = lastUsableAt
         lastUsableAt = SessionClock.now()
         guard let slot = place(time) else {
             tally.countDuplicate()
@@ -190,7 +191,11 @@ final class VideoPath {
             try mux(packet, stream)
         } else if let encoder, let decoder {
             var next: Int64? = slot
-            for frame in try decode(packet, with: decoder) {
+            let frames = try decode(packet, with: decoder)
+            // Pictures the decoder concealed or built from errors are grey smears, not the camera's
+            // frames: counted corrupt, never encoded, and no sign of a camera that works.
+            if !frames.isEmpty && frames.allSatisfy(\.isCorrupt) { lastUsableAt = previousUsable }
+            for frame in frames {
                 if frame.isCorrupt {
                     tally.countCorrupt()
                     continue
