@@ -103,7 +103,13 @@ extension RecordingSession {
         switch plan.codec {
         case .copy:
             guard input.canCopy(stream: index, into: container.muxer) else {
-                throw .plan(.copyNotInContainer(fileExtension: container.fileExtension, cameraCodec: info.codec))
+                let instead = CodecChoice.copyAlternatives(codec: info.codec, in: container)
+                throw .plan(
+                    .copyNotInContainer(
+                        fileExtension: container.fileExtension, codec: info.codec,
+                        source: source.device.api == .test
+                            ? "the test source's" : source.device.api == .lavfi ? "the lavfi graph's" : "the camera's",
+                        working: instead.working, others: instead.others))
             }
             stream = try media("adding the video stream") { () throws(FFmpegError) in
                 try output.addStream(copying: input, stream: index, timeBase: rate.inverted)
