@@ -24,7 +24,8 @@ struct FrameTally: Equatable, Sendable {
     private(set) var late = 0
     /// Delivered empty or damaged.
     private(set) var corrupt = 0
-    /// The slot of the last frame written; nil before the first.
+    /// The slots of the first and last frames written; nil before the first.
+    private(set) var firstSlot: Int64?
     private(set) var lastSlot: Int64?
     /// The nominal frame interval in microseconds; 0 counts slot by slot whatever the cadence.
     let frameInterval: Int64
@@ -137,6 +138,7 @@ struct FrameTally: Equatable, Sendable {
             intervals[(time - lastTime) / 100, default: 0] += 1
         }
         countStep(to: slot)
+        if firstSlot == nil { firstSlot = slot }
         lastSlot = slot
         if firstTime == nil { firstTime = time }
         lastTime = time ?? lastTime

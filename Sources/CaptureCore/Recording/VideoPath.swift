@@ -48,6 +48,14 @@ final class VideoPath {
     var copies: Bool { encoder == nil }
     /// Frames per second the camera delivers when it runs steadily below the nominal rate.
     var deliveredRate: Double? { tally.deliveredRate }
+    /// When set (an encoded stream into a container without timestamps), a slot the camera left
+    /// empty gets the previous picture again, as a constant-frame-rate encoder does, so the file
+    /// plays as long as it was captured; `duplicated` counts those.
+    var fillsEmptySlots = false
+    private(set) var duplicated = 0
+    /// The last picture encoded, while `fillsEmptySlots`.
+    private var lastPicture: Frame?
+
     /// The payload size of a raw input frame that is written exactly as it came (`--codec raw` with
     /// the camera's own size and pixel format); nil when frames must be decoded and converted.
     var passThroughSize: Int?
@@ -217,11 +225,19 @@ final class VideoPath {
                     tally.countCorrupt()
                     continue
                 }
-                picture.pts = slot
                 // The encoder chooses frame types itself.
                 picture.clearPictureType()
+                if fillsEmptySlots, let previous = lastPicture, let last = tally.lastSlot, slot > last + 1 {
+                    for empty in (last + 1)..<slot {
+                        previous.pts = empty
+                        try encoder.encode(previous, mux: mux)
+                        duplicated += 1
+                    }
+                }
+                picture.pts = slot
                 accept(slot: slot, time: time)
                 try encoder.encode(picture, mux: mux)
+                if fillsEmptySlots { lastPicture = picture }
             }
         } else {
             if awaitingKeyframe && !packet.isKeyframe {

@@ -53,6 +53,16 @@ for ext in mp4 mov mkv; do
     fi
 done
 
+# A raw .h264 stream has no index to read a duration from: the summary gives the recording's.
+rc=$(run_for copy-h264 40 "$CAPTURE" record --video $cam --codec copy --duration 3 --json "$out/copy.h264")
+check_eq "copy-h264: exit 0" 0 "$rc"
+if json_has "$VM_OUT/copy-h264.out" duration; then
+    recorded_s=$(json "$VM_OUT/copy-h264.out" 'd["duration"]')
+    check "copy-h264: the summary's duration is the recording's, 2 to 3.5 s ($recorded_s s)" near "$recorded_s" 2.75 0.75
+else
+    check "copy-h264: a JSON summary" false
+fi
+
 # --codec h264 from an H.264 camera, nothing asking for re-encoding: the camera's stream is copied.
 rc=$(run_for default 40 "$CAPTURE" record --video $cam --codec h264 --duration 3 --json "$out/default.mp4")
 recorded default "$out/default.mp4" "$rc"
