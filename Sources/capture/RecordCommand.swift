@@ -324,6 +324,11 @@ struct RecordCommand: Command {
             out +=
                 "         \(v.framesWritten) frames written, \(d.total) dropped "
                 + "(\(d.late) late, \(d.corrupt) corrupt, \(d.gaps) in gaps), starts at \(String(cFormat: "%.3f", v.start)) s\n"
+            if let duplicated = v.framesDuplicated, duplicated > 0 {
+                out +=
+                    "         \(duplicated) frames repeated to fill the slots the camera left empty "
+                    + "(\(s.container) stores no timestamps)\n"
+            }
             if v.framesSkippedAtStart > 0 {
                 out += "         \(v.framesSkippedAtStart) frames before the camera's first keyframe skipped\n"
             }

@@ -72,6 +72,17 @@ enum CodecChoice {
         }
     }
 
+    /// What would work when `container` cannot hold a copy of a source's `codec` packets (an FFmpeg
+    /// codec name, `mjpeg`): the choices it holds instead, and the extensions that hold the packets.
+    static func copyAlternatives(codec name: String, in container: ContainerFormat) -> (working: [String], others: String) {
+        let working = RecordingRequest.VideoCodec.allCases.filter { codec in
+            codecID(codec, in: container).map { holds(container, $0) } ?? false
+        }
+        guard let descriptor = avcodec_descriptor_get_by_name(name) else { return (working.map(\.rawValue), "") }
+        let id = descriptor.pointee.id
+        return (working.map(\.rawValue), ContainerFormat.extensions { $0.holdsVideo && holds($0, id) })
+    }
+
     /// True when the muxer says it holds `codec`, or it is one of the muxer's own defaults.
     static func holds(_ container: ContainerFormat, _ codec: AVCodecID) -> Bool {
         OutputContainer.canHold(formatName: container.muxer, codec: codec) == true

@@ -73,8 +73,12 @@ final class Frame {
     /// as a JPEG decoder's pictures do.
     var isFullRange: Bool { pointer.pointee.color_range == AVCOL_RANGE_JPEG }
 
-    /// True when the decoder flagged the frame as damaged (`AV_FRAME_FLAG_CORRUPT`).
-    var isCorrupt: Bool { pointer.pointee.flags & AV_FRAME_FLAG_CORRUPT != 0 }
+    /// True when the decoder flagged the picture as damaged (`AV_FRAME_FLAG_CORRUPT`) or says it
+    /// was built from errors (`decode_error_flags`: an invalid bitstream, a missing reference,
+    /// slices that failed, or areas it concealed by guessing them from their neighbours).
+    var isCorrupt: Bool {
+        pointer.pointee.flags & AV_FRAME_FLAG_CORRUPT != 0 || pointer.pointee.decode_error_flags != 0
+    }
 
     /// Drops the buffers and resets the fields, keeping the allocation (`av_frame_unref`).
     func unref() { av_frame_unref(pointer) }

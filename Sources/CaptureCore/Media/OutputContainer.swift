@@ -37,6 +37,13 @@ final class OutputContainer {
 
     /// True when the muxer wants codec headers in extradata (`AVFMT_GLOBALHEADER`), so encoders
     /// must be opened with `AV_CODEC_FLAG_GLOBAL_HEADER`.
+    /// True when the container stores no timestamps, so a reader takes each frame as the next
+    /// slot: a muxer that says so (`AVFMT_NOTIMESTAMPS`: a raw H.264 stream), or YUV4MPEG, whose
+    /// muxer does not declare the flag although its frames carry only their pictures.
+    var storesNoTimestamps: Bool {
+        context.pointee.oformat.pointee.flags & AVFMT_NOTIMESTAMPS != 0 || formatName == "yuv4mpegpipe"
+    }
+
     var wantsGlobalHeader: Bool { context.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0 }
 
     /// Whether the muxer can store `codec` (`avformat_query_codec`): true, false, or nil when

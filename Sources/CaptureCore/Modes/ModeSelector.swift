@@ -163,6 +163,30 @@ public enum ModeSelector {
         /// The highest rate offered.
         var highest: Rational? { intervals.type == .none ? inputRate : intervals.highestRate }
 
+        /// The rates offered, as a message names them: "30 fps", "30, 15 or 5 fps", "1 to 30 fps",
+        /// "an unknown rate". Only a range reaches every rate below its highest, so only a range
+        /// reads as one.
+        var ratesText: String {
+            func fps(_ rates: [Rational]) -> String {
+                let names = rates.map(\.decimalDescription)
+                guard names.count > 1 else { return "\(names.first ?? "?") fps" }
+                return names.dropLast().joined(separator: ", ") + " or \(names.last!) fps"
+            }
+            switch intervals.type {
+            case .discrete:
+                let rates = intervals.discreteRates.reduce(into: [Rational]()) { if !$0.contains($1) { $0.append($1) } }
+                guard rates.count > 4, let fastest = rates.first, let slowest = rates.last else { return fps(rates) }
+                return "\(rates.count) rates from \(slowest.decimalDescription) to \(fastest.decimalDescription) fps"
+            case .stepwise, .continuous:
+                guard let fastest = intervals.min?.inverted, let slowest = intervals.max?.inverted else { break }
+                return fastest == slowest
+                    ? fps([fastest]) : "\(slowest.reduced.decimalDescription) to \(fastest.reduced.decimalDescription) fps"
+            case .none:
+                if let inputRate { return fps([inputRate]) }
+            }
+            return "an unknown rate"
+        }
+
         /// The offered rate that matches `rate` (within 0.2 %, so 30 finds 30000/1001), or `rate`
         /// itself inside a range; nil when not offered.
         func reach(_ rate: Rational) -> Rational? {
@@ -304,12 +328,12 @@ public enum ModeSelector {
         if let rate = request.frameRate { asked.append("\(rate.decimalDescription) fps") }
 
         // The highest rate per size, with the formats reaching it.
-        var bySize: [FrameDimensions: (rate: Rational?, formats: [String])] = [:]
+        var bySize: [FrameDimensions: (rate: Rational?, formats: [String], rates: String)] = [:]
         for c in candidates {
-            let entry = bySize[c.size] ?? (nil, [])
+            let entry = bySize[c.size] ?? (nil, [], "")
             let rate = c.highest
             if entry.rate == nil && entry.formats.isEmpty || (rate ?? Rational(0, 1)) > (entry.rate ?? Rational(0, 1)) {
-                bySize[c.size] = (rate, [c.format.fourcc])
+                bySize[c.size] = (rate, [c.format.fourcc], c.ratesText)
             } else if rate == entry.rate {
                 bySize[c.size]!.formats.append(c.format.fourcc)
             }
@@ -325,8 +349,7 @@ public enum ModeSelector {
             let db = distance(b.key, b.value.rate)
             return da != db ? da < db : a.key.area > b.key.area
         }.prefix(4).map { size, offer in
-            "\(size) at up to \(offer.rate.map { "\($0.decimalDescription) fps" } ?? "an unknown rate") "
-                + "(\(SizeSummary.list(offer.formats, limit: 3)))"
+            "\(size) at \(offer.rates) (\(SizeSummary.list(offer.formats, limit: 3)))"
         }
         var what = asked.isEmpty ? "any frame size" : asked.joined(separator: " at ")
         if let name = request.inputFormat { what += " as \(name)" }

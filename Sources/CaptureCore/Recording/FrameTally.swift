@@ -15,13 +15,17 @@
 /// frames missing from that cadence over the recording's span are then the gaps, so a slow camera
 /// is reported as slow, not as losing half its frames, however its delivery jitters. Losses at the
 /// nominal rate leave many one-interval steps beside the longer ones and are counted slot by slot.
+/// Intervals shorter than half the nominal one are left out: no camera sends that fast, they are
+/// frames a busy machine held up and then handed over in a burst, and counted as short intervals
+/// they made a slow camera on a loaded machine look like one losing half its frames.
 struct FrameTally: Equatable, Sendable {
     private(set) var written = 0
     /// Delivered but not written because the loop fell behind, or a second frame in one slot.
     private(set) var late = 0
     /// Delivered empty or damaged.
     private(set) var corrupt = 0
-    /// The slot of the last frame written; nil before the first.
+    /// The slots of the first and last frames written; nil before the first.
+    private(set) var firstSlot: Int64?
     private(set) var lastSlot: Int64?
     /// The nominal frame interval in microseconds; 0 counts slot by slot whatever the cadence.
     let frameInterval: Int64
@@ -42,7 +46,7 @@ struct FrameTally: Equatable, Sendable {
     /// How many steps of each kind: bounded by the few kinds a real stream has.
     private var steps: [Step: Int] = [:]
     /// Capture-time intervals between written frames with nothing counted between them, in units
-    /// of 100 microseconds: how many of each.
+    /// of 100 microseconds: how many of each. Bursts (under half the nominal interval) are left out.
     private var intervals: [Int64: Int] = [:]
 
     /// - Parameter frameInterval: the nominal frame interval, microseconds; 0 (the default) never
@@ -72,7 +76,13 @@ struct FrameTally: Equatable, Sendable {
 
     /// Frames per second the camera delivers when it runs steadily slower than its nominal rate;
     /// nil when it keeps its rate (or too few frames came to tell).
-    var deliveredRate: Double? { slowCadence.map { 1e6 / $0 } }
+    /// The frames it delivered over the span they came in, which a late first or last frame moves
+    /// less than the jitter of a busy machine moves the median interval.
+    var deliveredRate: Double? {
+        guard let cadence = slowCadence else { return nil }
+        guard let firstTime, let lastTime, lastTime > firstTime else { return 1e6 / cadence }
+        return Double(written + late + corrupt - 1) * 1e6 / Double(lastTime - firstTime)
+    }
 
     /// How many intervals between frames written with nothing counted between them are known.
     var intervalCount: Int { intervals.values.reduce(0, +) }
@@ -124,10 +134,11 @@ struct FrameTally: Equatable, Sendable {
 
     /// A frame captured at `time` (microseconds; nil when unknown) written in `slot`.
     mutating func countWritten(slot: Int64, time: Int64? = nil) {
-        if let lastTime, let time, countedSinceLastFrame == 0, time > lastTime {
+        if let lastTime, let time, countedSinceLastFrame == 0, time > lastTime, (time - lastTime) * 2 >= frameInterval {
             intervals[(time - lastTime) / 100, default: 0] += 1
         }
         countStep(to: slot)
+        if firstSlot == nil { firstSlot = slot }
         lastSlot = slot
         if firstTime == nil { firstTime = time }
         lastTime = time ?? lastTime

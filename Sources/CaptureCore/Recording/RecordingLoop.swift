@@ -85,11 +85,8 @@ struct RecordingLoop {
     ) -> CaptureError? {
         let s = session
         if let stalled = stalls?.stalled(now: now, queue: s.queue, video: s.video, audio: s.audio, endedLanes: ended) {
-            return .io(
-                subject: stalled.device,
-                reason: "\(stalled.lacking) for \(Self.seconds(s.plan.stallTimeout)) s; the device stalled. "
-                    + (s.started
-                        ? "The file is finalized up to there" : "Nothing was recorded; no file was written"))
+            return StallWatch.error(
+                device: stalled.device, lacking: stalled.lacking, timeout: s.plan.stallTimeout, fileWritten: s.started)
         }
         if flush.due(now) {
             if let lost = s.streamEvents() { return lost }

@@ -22,8 +22,10 @@ public enum RecordingPlanError: Error, Equatable, Sendable {
     /// extensions that hold this codec.
     case videoCodecNotInContainer(RecordingRequest.VideoCodec, fileExtension: String, working: [String], others: String)
     case audioCodecNotInContainer(RecordingRequest.AudioCodec, fileExtension: String, working: [String], others: String)
-    /// The camera's compressed packets (`cameraCodec`) cannot be copied into this container.
-    case copyNotInContainer(fileExtension: String, cameraCodec: String)
+    /// A source's packets (`codec`; `source` says whose: "the camera's") cannot be copied into
+    /// this container; `working` are the codecs it can hold instead, `others` the extensions that
+    /// hold the packets as they are.
+    case copyNotInContainer(fileExtension: String, codec: String, source: String, working: [String], others: String)
     /// Raw pictures in a pixel format this container (YUV4MPEG) cannot hold.
     case pixelFormatNotInContainer(String, fileExtension: String)
     /// A sample format with an audio codec that chooses its own (AAC, Opus).
@@ -59,8 +61,11 @@ public enum RecordingPlanError: Error, Equatable, Sendable {
         case .audioCodecNotInContainer(let codec, let ext, let working, let others):
             return
                 ".\(ext) files cannot hold \(codec.rawValue) audio; use \(.audioCodec, working.joined(separator: " or ")), or record \(codec.rawValue) to \(others)"
-        case .copyNotInContainer(let ext, let cameraCodec):
-            return ".\(ext) files cannot hold the camera's \(cameraCodec) packets; use \(.videoCodec, "h264") or raw, or .mkv"
+        case .copyNotInContainer(let ext, let codec, let source, let working, let others):
+            let refusal: OptionText = ".\(ext) files cannot hold \(source) \(codec) packets"
+            let copyTo = others.isEmpty ? "" : "copy them to \(others)"
+            guard !working.isEmpty else { return copyTo.isEmpty ? refusal : "\(refusal); \(copyTo)" }
+            return "\(refusal); use \(.videoCodec, working.joined(separator: " or "))\(copyTo.isEmpty ? "" : ", or \(copyTo)")"
         case .pixelFormatNotInContainer(let name, let ext):
             return
                 ".\(ext) files cannot hold \(name) pictures; use \(.pixelFormat, "yuv420p"), yuv422p or yuv444p, or record to .nut or .mkv"

@@ -32,6 +32,8 @@ public final class RecordingSession {
     var streams: [StreamOutput] = []
     /// For a recording with no file: set once the first packet went to the streams.
     var streamStarted = false
+    /// Set by `run`: a session records once.
+    private var ran = false
     /// What the audio encoder writes, for the summary.
     var audioEncoderPlan: AudioEncoderPlan?
     /// The controls `applyControls` set, kept for the summary and the restore.
@@ -67,8 +69,11 @@ public final class RecordingSession {
     ///   recording whose file was already written: it is finalized up to there, exit 74), or
     ///   `.stoppedBeforeFirstFrame` when the stop came before anything was written: no file exists.
     /// - Throws: `CaptureError` for anything that fails before the first packet is written; no
-    ///   file is left behind then.
+    ///   file is left behind then. `.failed` when the session has run before.
     public func run() throws(CaptureError) -> RecordingOutcome {
+        // Its devices are closed and its output finished: a second recording needs a new session.
+        guard !ran else { throw .failed("\(plan.output): this session has recorded already; make a new one") }
+        ran = true
         defer { tearDown() }
         do {
             try open()

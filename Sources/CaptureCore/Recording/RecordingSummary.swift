@@ -38,6 +38,10 @@ public struct RecordingSummary: Codable, Hashable, Sendable {
         /// Frames of an inter-frame stream (a camera's own H.264) before its first keyframe, which
         /// nothing can decode: not part of the recording, not drops.
         public var framesSkippedAtStart: Int
+        /// Frames written twice or more to fill the slots the camera left empty, in a container
+        /// without timestamps (`.y4m`, `.h264` encoded), whose players take every frame as one slot:
+        /// without them its pictures would play faster than they were captured. Nil for the others.
+        public var framesDuplicated: Int?
         /// The first frame's time from the start of the recording, seconds.
         public var start: Double
     }

@@ -41,7 +41,7 @@ extension RecordingSession {
             let size = (attributes?[.size] as? any BinaryInteger).map { Int64($0) } ?? output.bytesWritten
             summary = RecordingSummary(
                 output: plan.output, container: plan.container.muxer, video: nil, audio: nil, startOffset: nil,
-                duration: check.duration ?? 0, fileSize: size,
+                duration: check.duration ?? recordedDuration ?? 0, fileSize: size,
                 stopReason: failure == nil ? stopReason.text : StopReason.error.text, error: failure.map { "\($0)" })
             summary.finishProblem = finishProblem
         } else {
@@ -63,7 +63,11 @@ extension RecordingSession {
         guard let video, let planned = plan.video else { return nil }
         let path = video.path
         // A camera's own H.264 may be copied although H.264 encoding was asked.
-        let codec = path.copies ? "copy" : CodecChoice.encoderName(planned.requestedCodec, in: plan.container)
+        // YUV4MPEG's raw pictures travel to its muxer wrapped (`wrapped_avframe`); they are stored
+        // as rawvideo, which is what the reader needs to know.
+        let codec =
+            path.copies
+            ? "copy" : planned.requestedCodec == .raw ? "rawvideo" : CodecChoice.encoderName(planned.requestedCodec, in: plan.container)
         var summary = RecordingSummary.Video(
             device: video.device,
             input: [video.input.codec, video.input.pixelFormat].compactMap { $0 }.joined(separator: " "),
@@ -74,7 +78,7 @@ extension RecordingSession {
             frameRateDelivered: path.deliveredRate.map { ($0 * 1000).rounded() / 1000 },
             framesWritten: path.written,
             framesDropped: .init(late: path.late, corrupt: path.corrupt, gaps: path.gaps),
-            framesSkippedAtStart: path.skippedAtStart,
+            framesSkippedAtStart: path.skippedAtStart, framesDuplicated: path.fillsEmptySlots ? path.duplicated : nil,
             start: Double(path.firstTime ?? 0) / 1e6)
         if path.copies { summary.pixelFormat = video.input.codec == "rawvideo" ? summary.pixelFormat : video.input.codec }
         return summary
@@ -111,6 +115,16 @@ extension RecordingSession {
         }
     }
 
+    /// The recording's length as its frames give it, from the first frame's slot to the end of the
+    /// last one's at the stream's rate (the frames in the file over the rate, once empty slots are
+    /// filled): for a raw stream with no index, whose demuxer reads no duration (`.h264`).
+    private var recordedDuration: Double? {
+        guard let tally = video?.path.tally, let first = tally.firstSlot, let last = tally.lastSlot,
+            let rate = video?.path.rate, rate.doubleValue > 0
+        else { return nil }
+        return (Double(last - first + 1) / rate.doubleValue * 1e6).rounded() / 1e6
+    }
+
     /// Reopens the finished file as a player would and checks its streams and duration.
     private func verify() -> (duration: Double?, problem: String?) {
         let expected = (video == nil ? 0 : 1) + (audio == nil ? 0 : 1)
@@ -120,7 +134,7 @@ extension RecordingSession {
         do {
             let file = try InputContainer(url: "file:" + plan.output, format: nil)
             try file.findStreamInfo()
-            let duration = file.duration
+            let duration = file.duration.flatMap { $0 > 0 ? $0 : nil }
             if file.streamCount < min(withData, expected) || file.streamCount > expected {
                 return (duration, "it has \(file.streamCount) streams instead of \(expected)")
             }

@@ -26,4 +26,13 @@ struct StallWatch {
         }
         return nil
     }
+
+    /// The error that ends a recording when `device` stalled: it sent `lacking` ("no data", "no
+    /// usable frame") for `timeout` seconds.
+    static func error(device: String, lacking: String, timeout: Double, fileWritten: Bool) -> CaptureError {
+        .io(
+            subject: device,
+            reason: "\(lacking) for \(RecordingLoop.seconds(timeout)) s; the device stalled. "
+                + (fileWritten ? "The file is finalized up to there" : "Nothing was recorded; no file was written"))
+    }
 }

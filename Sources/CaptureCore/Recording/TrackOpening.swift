@@ -1,3 +1,6 @@
+import Foundation
+import Synchronization
+
 /// Opening a plan's devices: each input, its decoder, converter and encoder, its output stream,
 /// its lane and reader.
 extension RecordingSession {
@@ -21,6 +24,46 @@ extension RecordingSession {
         return (input, index, input.info(of: index))
     }
 
+    /// Reads a live inter-frame stream up to its first keyframe (`avformat_find_stream_info`),
+    /// within the stall timeout and until a stop.
+    ///
+    /// FFmpeg's H.264 parser, fed bytes in which it finds no start code, reads the device again
+    /// and again without returning to a point that polls the interrupt callback; a camera that
+    /// sends only such bytes would hold the caller for ever, deaf to a stop. So the search runs
+    /// on a thread of its own, which the caller leaves behind when the timeout passes or a stop
+    /// comes (that thread keeps the input open until it returns, or the process exits). A
+    /// deadline in the interrupt flag ends a search that does poll it (a camera that sends whole
+    /// pictures, none of them a keyframe) at the same time.
+    ///
+    /// - Throws: the stall, as the recording loop reports one, when no keyframe came within the
+    ///   timeout; anything when a stop came (the caller reports the stop); the reading error.
+    private func findParameterSets(_ input: InputContainer, source: InputSource) throws(CaptureError) {
+        let limit = Int64(plan.stallTimeout * 1e6)
+        let started = SessionClock.now()
+        let finished = DispatchSemaphore(value: 0)
+        let outcome = Mutex<FFmpegError?>(nil)
+        stop.interrupt.setDeadline(started + limit)
+        defer { stop.interrupt.clearDeadline() }
+        let thread = Thread {
+            do throws(FFmpegError) { try input.findStreamInfo() } catch { outcome.withLock { $0 = error } }
+            finished.signal()
+        }
+        thread.name = "capture stream info \(source.device.name)"
+        thread.start()
+        let stall = StallWatch.error(
+            device: source.device.name, lacking: "no usable frame", timeout: plan.stallTimeout, fileWritten: false)
+        // A little past the deadline, so a search that polls it ends by itself.
+        while finished.wait(timeout: .now() + 0.05) == .timedOut {
+            if stop.isRequested { throw .failed("\(source.device.name): stopped before its first keyframe") }
+            if SessionClock.now() - started > limit + 500_000 { throw stall }
+        }
+        guard let error = outcome.withLock({ $0 }) else { return }
+        if stop.isRequested { throw .failed("\(source.device.name): stopped before its first keyframe") }
+        // Interrupted at the deadline (`AVERROR_EXIT`), or failing as late: no keyframe in time.
+        if SessionClock.now() - started >= limit { throw stall }
+        throw InputSource.captureError(error, device: source.device, kind: .video)
+    }
+
     func openVideo(_ plan: RecordingPlan.Video) throws(CaptureError) -> Track<VideoPath> {
         let source = plan.source
         var (input, index, info) = try openInput(source, kind: .video)
@@ -29,9 +72,7 @@ extension RecordingSession {
             // each keyframe. Reading up to the first keyframe (`avformat_find_stream_info`, which
             // runs FFmpeg's extract_extradata) gives MP4 and Matroska the avcC their header needs;
             // the packets read stay queued in the demuxer and are recorded.
-            do throws(FFmpegError) { try input.findStreamInfo() } catch {
-                throw InputSource.captureError(error, device: source.device, kind: .video)
-            }
+            try findParameterSets(input, source: source)
             info = input.info(of: index)
         }
         let width = info.width ?? 0
@@ -62,7 +103,13 @@ extension RecordingSession {
         switch plan.codec {
         case .copy:
             guard input.canCopy(stream: index, into: container.muxer) else {
-                throw .plan(.copyNotInContainer(fileExtension: container.fileExtension, cameraCodec: info.codec))
+                let instead = CodecChoice.copyAlternatives(codec: info.codec, in: container)
+                throw .plan(
+                    .copyNotInContainer(
+                        fileExtension: container.fileExtension, codec: info.codec,
+                        source: source.device.api == .test
+                            ? "the test source's" : source.device.api == .lavfi ? "the lavfi graph's" : "the camera's",
+                        working: instead.working, others: instead.others))
             }
             stream = try media("adding the video stream") { () throws(FFmpegError) in
                 try addOutputStream(copying: input, stream: index, timeBase: rate.inverted)
@@ -110,6 +157,7 @@ extension RecordingSession {
             stream: stream, rate: rate, decoder: decoder, encoder: encoder,
             converter: PictureConverter(width: target.width, height: target.height, pixelFormat: target.format),
             frameLimit: self.plan.frameLimit, input: info)
+        path.fillsEmptySlots = encoder != nil && output.storesNoTimestamps
         if plan.codec == .raw && container.muxer != "yuv4mpegpipe"
             && (target.width, target.height, target.format) == (width, height, inputFormat ?? .yuv420p)
             && inputFormat != nil

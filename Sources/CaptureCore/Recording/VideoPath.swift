@@ -48,6 +48,14 @@ final class VideoPath {
     var copies: Bool { encoder == nil }
     /// Frames per second the camera delivers when it runs steadily below the nominal rate.
     var deliveredRate: Double? { tally.deliveredRate }
+    /// When set (an encoded stream into a container without timestamps), a slot the camera left
+    /// empty gets the previous picture again, as a constant-frame-rate encoder does, so the file
+    /// plays as long as it was captured; `duplicated` counts those.
+    var fillsEmptySlots = false
+    private(set) var duplicated = 0
+    /// The last picture encoded, while `fillsEmptySlots`.
+    private var lastPicture: Frame?
+
     /// The payload size of a raw input frame that is written exactly as it came (`VideoCodec.raw` with
     /// the camera's own size and pixel format); nil when frames must be decoded and converted.
     var passThroughSize: Int?
@@ -174,6 +182,7 @@ final class VideoPath {
             if encoder == nil { awaitingKeyframe = true }
             return
         }
+        let previousUsable = lastUsableAt
         lastUsableAt = SessionClock.now()
         guard let slot = place(time) else {
             tally.countDuplicate()
@@ -190,7 +199,11 @@ final class VideoPath {
             try mux(packet, stream)
         } else if let encoder, let decoder {
             var next: Int64? = slot
-            for frame in try decode(packet, with: decoder) {
+            let frames = try decode(packet, with: decoder)
+            // Pictures the decoder concealed or built from errors are grey smears, not the camera's
+            // frames: counted corrupt, never encoded, and no sign of a camera that works.
+            if !frames.isEmpty && frames.allSatisfy(\.isCorrupt) { lastUsableAt = previousUsable }
+            for frame in frames {
                 if frame.isCorrupt {
                     tally.countCorrupt()
                     continue
@@ -212,11 +225,19 @@ final class VideoPath {
                     tally.countCorrupt()
                     continue
                 }
-                picture.pts = slot
                 // The encoder chooses frame types itself.
                 picture.clearPictureType()
+                if fillsEmptySlots, let previous = lastPicture, let last = tally.lastSlot, slot > last + 1 {
+                    for empty in (last + 1)..<slot {
+                        previous.pts = empty
+                        try encoder.encode(previous, mux: mux)
+                        duplicated += 1
+                    }
+                }
+                picture.pts = slot
                 accept(slot: slot, time: time)
                 try encoder.encode(picture, mux: mux)
+                if fillsEmptySlots { lastPicture = picture }
             }
         } else {
             if awaitingKeyframe && !packet.isKeyframe {

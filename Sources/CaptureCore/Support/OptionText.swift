@@ -38,7 +38,7 @@ public enum RequestOption: String, Sendable, Hashable, CaseIterable {
         case .sampleFormat: "the sample format"
         case .duration: "the duration"
         case .frameLimit: "the frame limit"
-        case .force: "overwriting"
+        case .force: "the option to overwrite"
         case .stallTimeout: "the stall timeout"
         case .control: "a control setting"
         case .controlsProfile: "a controls profile"

@@ -41,7 +41,7 @@ import Testing
         }
         #expect(reason != nil)
         #expect(reason?.contains("1920x1080 at 30 fps") == true)
-        #expect(reason?.contains("1920x1080 at up to 5 fps") == true)
+        #expect(reason?.contains("1920x1080 at 5, 4, 2 or 1 fps") == true)
     }
 
     @Test func c01FullHDAt5IsGranted() throws {

@@ -2,11 +2,12 @@
 # An H.264 camera (v4l2loopback fed by libx264 in Annex B with SPS/PPS in-band, no extradata;
 # issue 10): --codec copy into .mp4, .mov and .mkv gives files that play without a message;
 # --codec h264 copies the camera's own stream when nothing asks for re-encoding, and re-encodes
-# when --preset asks for it; after an empty buffer a copy resumes at the next keyframe.
+# when --preset asks for it; after an empty buffer a copy resumes at the next keyframe; decoded,
+# damaged pictures are counted corrupt and not written.
 # module: vivid n_devs=1 node_types=0x1 vid_cap_nr=10
 # module: snd-aloop index=0 id=Loopback pcm_substreams=2
 # module: v4l2loopback devices=3 video_nr=30,31,32 exclusive_caps=1,1,1 card_label=loop30,loop31,loop32
-# timeout: 240
+# timeout: 300
 set -euo pipefail
 source "$(dirname "$0")/../lib.sh"
 need_capture
@@ -43,6 +44,16 @@ for ext in mp4 mov mkv; do
         check "copy-$ext: the frames before the keyframe are not drops ($dropped dropped)" test "$dropped" -le 6
     fi
 done
+
+# A raw .h264 stream has no index to read a duration from: the summary gives the recording's.
+rc=$(run_for copy-h264 40 "$CAPTURE" record --video $cam --codec copy --duration 3 --json "$out/copy.h264")
+check_eq "copy-h264: exit 0" 0 "$rc"
+if json_has "$VM_OUT/copy-h264.out" duration; then
+    recorded_s=$(json "$VM_OUT/copy-h264.out" 'd["duration"]')
+    check "copy-h264: the summary's duration is the recording's, 2 to 3.5 s ($recorded_s s)" near "$recorded_s" 2.75 0.75
+else
+    check "copy-h264: a JSON summary" false
+fi
 
 # --codec h264 from an H.264 camera, nothing asking for re-encoding: the camera's stream is copied.
 rc=$(run_for default 40 "$CAPTURE" record --video $cam --codec h264 --duration 3 --json "$out/default.mp4")
@@ -87,6 +98,30 @@ if [[ -s $out/holes.mkv ]]; then
     check "empty buffers in H.264, copy: decodes without a message" clean "$out/holes.mkv"
 else
     check "empty buffers in H.264, copy: a file was written" false
+fi
+
+# A damaged link (FFmpeg's noise filter on the producer's packets): decoding, the pictures the
+# decoder conceals or builds from errors are counted corrupt and not written, so the file holds
+# no more frames than the camera sent in the time, and says so.
+check "camera fed: damaged h264 320x180 15" loop_producer_start $cam h264 320x180 15 noise=amount=500
+rc=$(run_for noise-raw 60 "$CAPTURE" record --video $cam --codec raw --duration 4 --json "$out/noise-raw.nut")
+loop_producer_stop $cam
+check_eq "damaged H.264, decoded: exit 0" 0 "$rc"
+[[ $rc == 0 ]] || sed 's/^/  stderr: /' "$VM_OUT/noise-raw.err" | head -n 5
+if json_has "$VM_OUT/noise-raw.out" video; then
+    declare -A noise=()
+    json_map noise "$VM_OUT/noise-raw.out" \
+        '{"written": d["video"]["frames_written"], "corrupt": d["video"]["frames_dropped"]["corrupt"]}'
+    # 4 s at 15 fps: 60 frames, and a few more for a producer that bunches its frames on the busy guest.
+    check "damaged H.264, decoded: no more frames than the camera sent (${noise[written]} <= 64)" \
+        test "${noise[written]}" -le 64
+    check "damaged H.264, decoded: damaged pictures counted corrupt (${noise[corrupt]} >= 5)" \
+        test "${noise[corrupt]}" -ge 5
+    check_eq "damaged H.264, decoded: the file holds the frames the summary counts" "${noise[written]}" \
+        "$(ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=nb_read_frames -of csv=p=0 \
+        "$out/noise-raw.nut" 2>/dev/null || true)"
+else
+    check "damaged H.264, decoded: a JSON summary" false
 fi
 
 rm -rf "$out"

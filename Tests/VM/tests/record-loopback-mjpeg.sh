@@ -119,7 +119,28 @@ check "MJPEG to h264: no 'deprecated pixel format' on stderr" \
 
 # A steady 15 fps camera on a node that announces 30 fps: nothing is lost.
 rc=$(run_for slow 40 "$CAPTURE" record --video $cam --codec h264 --preset ultrafast --duration 5 --json "$out/slow.mkv")
+# YUV4MPEG has no timestamps: each picture is the next slot at the stream's 30 fps, so the slots
+# the camera leaves empty are filled with the picture before, and the file lasts as long as the
+# recording did.
+rc_y4m=$(run_for slow-y4m 40 "$CAPTURE" record --video $cam --codec raw --duration 3 --json "$out/slow.y4m")
 loop_producer_stop $cam
+check_eq "15 fps camera announcing 30, raw .y4m: exit 0" 0 "$rc_y4m"
+if json_has "$VM_OUT/slow-y4m.out" video; then
+    declare -A y=()
+    json_map y "$VM_OUT/slow-y4m.out" '{"codec": d["video"]["codec"], "written": d["video"]["frames_written"],
+        "duplicated": d["video"].get("frames_duplicated")}'
+    check_eq "15 fps camera announcing 30, raw .y4m: the summary says rawvideo" rawvideo "${y[codec]}"
+    check "15 fps camera announcing 30, raw .y4m: the empty slots are filled (${y[duplicated]} repeated)" \
+        test "${y[duplicated]:-0}" -ge 20
+    check_eq "15 fps camera announcing 30, raw .y4m: the file holds the frames written and repeated" \
+        "$((y[written] + ${y[duplicated]:-0}))" \
+        "$(ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=nb_read_frames -of csv=p=0 \
+            "$out/slow.y4m" 2>/dev/null || true)"
+    y4m_duration=$(value "$out/slow.y4m" format=duration)
+    check "15 fps camera announcing 30, raw .y4m: plays 3 s ($y4m_duration s)" near "${y4m_duration:-0}" 3 0.4
+else
+    check "15 fps camera announcing 30, raw .y4m: a JSON summary" false
+fi
 check_eq "15 fps camera announcing 30: exit 0" 0 "$rc"
 if json_has "$VM_OUT/slow.out" video; then
     declare -A s=()

@@ -37,7 +37,7 @@ check_eq "C01 1920x1080 at 30 fps: exit 69" 69 \
     "$(run c01 "$CAPTURE" record --video $cam --video-size 1920x1080 --framerate 30 "$out/c01.mp4")"
 check "C01: refused within 3 s" test "$(elapsed "$start")" -le 30
 check "C01: stderr names the request" grep -q '1920x1080 at 30 fps' "$VM_OUT/c01.err"
-check "C01: stderr names what 1920x1080 reaches" grep -q '1920x1080 at up to 5 fps' "$VM_OUT/c01.err"
+check "C01: stderr names what 1920x1080 reaches" grep -q '1920x1080 at 5, 4, 2 or 1 fps' "$VM_OUT/c01.err"
 check "C01: no file" test ! -e "$out/c01.mp4"
 
 # C01: at 5 fps it is on offer. Raw, so the encoder cannot fall behind at this size.
