@@ -37,8 +37,8 @@ extension RecordingSession {
             if failure == nil, let problem = check.problem {
                 failure = .io(subject: plan.output, reason: "the finished file does not read back: \(problem)")
             }
-            let attributes = try? FileManager.default.attributesOfItem(atPath: plan.output)
-            let size = (attributes?[.size] as? any BinaryInteger).map { Int64($0) } ?? output.bytesWritten
+            var status = stat()
+            let size = stat(plan.output, &status) == 0 ? Int64(status.st_size) : output.bytesWritten
             summary = RecordingSummary(
                 output: plan.output, container: plan.container.muxer, video: nil, audio: nil, startOffset: nil,
                 duration: check.duration ?? recordedDuration ?? 0, fileSize: size,
