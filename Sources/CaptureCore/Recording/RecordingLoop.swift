@@ -16,10 +16,17 @@ struct RecordingLoop {
         guard let start = try waitForDevices() else { return s.stoppedBeforeFirstFrame }
         let t0 = start.t0
         s.stop.keepReadingOnStop()
-        // With a camera, the audio ends where its last frame ends, set once the video is done.
+        // With a camera, the audio ends where its last frame ends, set once the video is done; until
+        // then it may run one frame past the duration at most. (A camera the encoder cannot keep up
+        // with sends its last frames late or has them dropped, and the audio, taken meanwhile, ran
+        // on a third of a second.)
         if let duration = s.plan.duration {
-            if let video = s.video { video.path.endTime = Int64(duration * 1e6) } else {
-                s.audio?.path.endTime = Int64(duration * 1e6)
+            let end = Int64(duration * 1e6)
+            if let video = s.video {
+                video.path.endTime = end
+                s.audio?.path.endTime = end + Rescale.microseconds(ofSlot: 1, rate: video.path.rate)
+            } else {
+                s.audio?.path.endTime = end
             }
         }
         var policy = StopPolicy(t0: t0, duration: s.plan.duration)
@@ -150,10 +157,10 @@ struct RecordingLoop {
     /// Ends the audio where the video ends, for every stop reason: the end of its last frame once
     /// it is done, else the end it was given (a camera silent since the stop).
     private func alignAudioEnd() {
-        guard let video = session.video, let audio = session.audio, audio.path.endTime == nil,
-            video.path.done || video.path.endTime != nil
+        guard let video = session.video, let audio = session.audio, video.path.done || video.path.endTime != nil,
+            let end = video.path.endOfLastFrame ?? video.path.endTime
         else { return }
-        audio.path.endTime = video.path.endOfLastFrame ?? video.path.endTime
+        audio.path.endTime = min(audio.path.endTime ?? end, end)
     }
 
     /// True when every stream has recorded all it should.
