@@ -107,10 +107,12 @@ import Testing
         let result: ChildProcess.Result
         if getuid() == 0 {
             // nobody needs a binary it may run: the build folder may sit below a closed home.
+            // A child process copies it: a write descriptor open in this process would leak into
+            // whatever another test spawns meanwhile, and exec would then fail "Text file busy".
             let bin = scratch.path("capture")
-            try FileManager.default.copyItem(atPath: BuiltBinary.path, toPath: bin)
+            let copy = try ChildProcess.run("install", ["-m", "755", BuiltBinary.path, bin])
+            try #require(copy.status == 0, "\(copy.stderr)")
             chmod(scratch.url.path, 0o755)
-            chmod(bin, 0o755)
             chmod(folder, 0o755)
             result = try ChildProcess.run(
                 "setpriv",
