@@ -9,12 +9,14 @@ CONFIG ?= release
 BUILD_PACKAGES = pkg-config libavdevice-dev libavformat-dev libavcodec-dev libswscale-dev \
 	libswresample-dev libavutil-dev libasound2-dev libpulse-dev linux-libc-dev
 # Tests and the oracles they compare against: ffmpeg/ffprobe, v4l2-ctl, arecord, a PulseAudio
-# server, valgrind, nginx with its RTMP module (the streaming tests' server); the
+# server, valgrind, nginx with its RTMP module and its TLS-ending stream module (the streaming
+# tests' server; openssl makes its certificate); the
 # guest suite's QEMU comes from Tests/VM/setup.
 # The manual page and completions: groff, man-db, zsh, fish, bash-completion; the package: dpkg-dev
 # (dpkg-shlibdeps), binutils (strip), lintian.
 TEST_PACKAGES = ffmpeg v4l-utils alsa-utils pulseaudio pulseaudio-utils libasound2-plugins valgrind util-linux \
-	python3 groff man-db zsh fish bash-completion dpkg-dev binutils lintian nginx libnginx-mod-rtmp
+	python3 groff man-db zsh fish bash-completion dpkg-dev binutils lintian nginx libnginx-mod-rtmp \
+	libnginx-mod-stream openssl
 PACKAGES = $(BUILD_PACKAGES) $(TEST_PACKAGES)
 
 # The Swift runtime, Dispatch and FoundationEssentials are linked into the binary

@@ -4,11 +4,12 @@
 Each job runs once per side as a warm-up (whose files are checked for equivalence with ffprobe),
 then in rounds, capture and ffmpeg alternating, so slow drifts of the machine hit both sides
 alike. Prints one table of medians and capture/ffmpeg ratios (median, min and max of the
-per-round ratios), the targets met or not, the live test source at 1080p (7), and the camera
+per-round ratios), the targets met or not, a stream and a file from one encode (8, against
+ffmpeg's tee muxer), the live test source at 1080p (7), and the camera
 jobs from the QEMU guest (5: vivid's raw webcam; 6: an MJPEG camera played by v4l2loopback);
 writes all of it, every single run included, as JSON into the results folder.
 
-Usage: Bench/bench.py [--capture PATH] [--rounds N] [--jobs 1,2,3,3d,4,4v,5,6,7] [--results DIR]
+Usage: Bench/bench.py [--capture PATH] [--rounds N] [--jobs 1,2,3,3d,4,4v,5,6,7,8] [--results DIR]
 """
 
 import argparse
@@ -30,6 +31,7 @@ import jobs  # noqa: E402
 import live  # noqa: E402
 import measure  # noqa: E402
 import probe  # noqa: E402
+import stream  # noqa: E402
 import report  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -212,8 +214,8 @@ def main():
     parser.add_argument("--loopback-rounds", type=int, default=3, help="rounds of job 6 in the guest (default: 3)")
     parser.add_argument("--live-rounds", type=int, default=3,
                         help="rounds of job 7, each 20 s per rate and tool (default: 3)")
-    parser.add_argument("--jobs", default="1,2,3,3d,4,4v,5,6,7",
-                        help="which jobs to run (default: 1,2,3,3d,4,4v,5,6,7)")
+    parser.add_argument("--jobs", default="1,2,3,3d,4,4v,5,6,7,8",
+                        help="which jobs to run (default: 1,2,3,3d,4,4v,5,6,7,8)")
     parser.add_argument("--results", default=os.path.join(REPO, "bench-results"),
                         help="folder for the JSON results (default: bench-results)")
     options = parser.parse_args()
@@ -245,6 +247,18 @@ def main():
             if job.key in wanted:
                 rounds = options.list_rounds if job.key in ("4", "4v") else options.rounds
                 data["jobs"].append(run_job(job, rounds, disk if job.on_disk else folder))
+        if "8" in wanted:
+            log("job 8: a 720p30 stream to nginx-rtmp and a file, %s s per run" % stream.SECONDS)
+            try:
+                server = stream.Server(folder)
+            except OSError as error:
+                data["jobs"].append({"job": "8", "label": "stream + file", "title": "stream + file",
+                                     "error": "no RTMP server: %s" % error})
+            else:
+                try:
+                    data["jobs"].append(run_job(stream.job(capture, server), options.rounds, folder))
+                finally:
+                    server.stop()
         if "7" in wanted:
             log("job 7: the live test source at %s, %s fps, %d s per run, %d rounds (at least %d minutes)"
                 % (live.SIZE, " and ".join(map(str, live.RATES)), live.SECONDS, options.live_rounds,

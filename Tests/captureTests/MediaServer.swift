@@ -4,28 +4,54 @@ import Foundation
 /// (`libnginx-mod-rtmp`), run in the foreground from a configuration of the test's own (no
 /// daemon, pid file and logs in the scratch folder, on a free port of 127.0.0.1), never the
 /// system's service. `stop` and `start` again keep the port, as a server restarting does.
+///
+/// RTMPS as nginx-rtmp deployments serve it: nginx's stream module (`libnginx-mod-stream`) ends
+/// TLS on `tlsPort`, with a self-signed certificate made by `openssl` for the test, and passes the
+/// plain RTMP on to `port`.
 final class MediaServer: @unchecked Sendable {
     let port: Int
+    let tlsPort: Int
     let scratch: RecordScratch
     private var process: ChildProcess?
     private var starts = 0
 
     /// The RTMP module as Debian installs it.
     static let module = "/usr/lib/nginx/modules/ngx_rtmp_module.so"
+    /// nginx's TCP proxy with TLS, as Debian installs it.
+    static let streamModule = "/usr/lib/nginx/modules/ngx_stream_module.so"
 
     init(in scratch: RecordScratch) throws {
         self.scratch = scratch
         port = try FreePort.tcp()
+        var tls = try FreePort.tcp()
+        while tls == port { tls = try FreePort.tcp() }
+        tlsPort = tls
         let folder = scratch.path("nginx")
         try FileManager.default.createDirectory(atPath: folder + "/received", withIntermediateDirectories: true)
+        let certificate = try ChildProcess.run(
+            "openssl",
+            [
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1",
+                "-keyout", "\(folder)/key.pem", "-out", "\(folder)/cert.pem",
+            ])
+        guard certificate.status == 0 else { throw ServerFailed(what: "openssl: \(certificate.stderr)") }
         let configuration = """
             load_module \(Self.module);
+            load_module \(Self.streamModule);
             daemon off;
             master_process off;
             worker_processes 1;
             pid \(folder)/nginx.pid;
             error_log \(folder)/error.log info;
             events { worker_connections 64; }
+            stream {
+                server {
+                    listen 127.0.0.1:\(tlsPort) ssl;
+                    ssl_certificate \(folder)/cert.pem;
+                    ssl_certificate_key \(folder)/key.pem;
+                    proxy_pass 127.0.0.1:\(port);
+                }
+            }
             rtmp {
                 server {
                     listen 127.0.0.1:\(port);
@@ -53,6 +79,9 @@ final class MediaServer: @unchecked Sendable {
     /// `rtmp://127.0.0.1:PORT/APP/KEY`.
     func url(app: String = "live", key: String) -> String { "rtmp://127.0.0.1:\(port)/\(app)/\(key)" }
 
+    /// `rtmps://127.0.0.1:TLSPORT/APP/KEY`: the same application behind TLS.
+    func tlsURL(app: String = "live", key: String) -> String { "rtmps://127.0.0.1:\(tlsPort)/\(app)/\(key)" }
+
     /// Starts nginx and waits until it accepts connections.
     func start() throws {
         starts += 1
@@ -63,7 +92,7 @@ final class MediaServer: @unchecked Sendable {
         process = nginx
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
-            if FreePort.accepts(port) { return }
+            if FreePort.accepts(port) && FreePort.accepts(tlsPort) { return }
             if let exit = nginx.wait(timeout: 0) {
                 throw ServerFailed(what: "nginx \(exit): \(nginx.stderr)")
             }

@@ -139,6 +139,39 @@ import Testing
         #expect(offset <= 0.1, "A/V start offset \(offset) s")
     }
 
+    /// RTMPS goes through FFmpeg's TLS to a TLS front of the server (self-signed: FFmpeg does not
+    /// verify certificates unless asked), and arrives as pushed.
+    @Test func rtmpsStreamsThroughTLS() throws {
+        let scratch = try RecordScratch()
+        let server = try MediaServer(in: scratch)
+        let result = try BuiltBinary.run([
+            "record", "--video", "test", "--audio", "test", "--duration", "3", "--json", server.tlsURL(key: Self.key),
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(!result.stdout.contains(Self.key) && !result.stderr.contains(Self.key))
+        let json = try Self.summary(result.stdout)
+        let streams = try #require(json["streams"] as? [[String: Any]])
+        #expect(streams.first?["url"] as? String == server.tlsURL(key: "***"))
+        #expect(streams.first?["state"] as? String == "finished")
+        let written = try #require((json["video"] as? [String: Any])?["frames_written"] as? Int)
+        let received = try RecordOracle.probe(server.received(key: Self.key))
+        #expect(received.video?.codec == "h264" && received.audio?.codec == "aac")
+        #expect(received.video?.frames == written, "the server got \(received.video?.frames ?? 0) of \(written)")
+        #expect(try RecordOracle.decodesCleanly(server.received(key: Self.key)))
+    }
+
+    /// rtmps:// to a port that speaks plain RTMP: exit 69, and the cause is the TLS handshake.
+    @Test func rtmpsToAPlainServerExits69() throws {
+        let scratch = try RecordScratch()
+        let server = try MediaServer(in: scratch)
+        let url = "rtmps://127.0.0.1:\(server.port)/live/\(Self.key)"
+        let result = try BuiltBinary.run(["record", "--video", "test", "--duration", "1", url])
+        #expect(result.status == 69, "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("TLS"), "\(result.stderr)")
+        #expect(!result.stderr.contains(Self.key))
+    }
+
     @Test func refusedConnectionExits69() throws {
         let port = try FreePort.tcp()
         let result = try BuiltBinary.run([

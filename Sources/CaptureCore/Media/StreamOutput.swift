@@ -326,6 +326,10 @@ final class StreamOutput: @unchecked Sendable {
         {
             return "host not found (\(text))"
         }
+        // FFmpeg's TLS names the failed layer only in its log, which the error's text carries.
+        if target.scheme == "rtmps" && text.contains("tls://") {
+            return "the TLS handshake failed (\(text)); does the server speak TLS (rtmps) on that port?"
+        }
         if error.call == "avformat_write_header" || error.code == CFFmpeg_AVERROR(EIO) {
             return "the server refused the stream (\(text)); check the application name and stream key"
         }
