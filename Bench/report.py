@@ -292,7 +292,7 @@ def render(data):
     lines += _live_lines(data)
     lines += _camera_lines(data)
     lines += _camera_lines(data, "loopback", "6", "v4l2loopback camera")
-    lines += ["", "Targets (issues 7 and 16):"]
+    lines += ["", "Targets (issues 7, 15 and 16):"]
     for job in data["jobs"]:
         if job.get("error"):
             continue

@@ -84,6 +84,17 @@ import Testing
         return url.path
     }
 
+    /// The footprint rests on FoundationEssentials alone: one `import Foundation` anywhere links
+    /// full Foundation and ICU's 33 MB of data, which start-up pages in (about 10 MiB more RSS).
+    @Test func theBinaryLinksNeitherFoundationNorICU() throws {
+        let symbols = try ChildProcess.run(try Self.tool("nm"), [BuiltBinary.path])
+        try #require(symbols.status == 0, "nm: \(symbols.stderr)")
+        let unwanted = symbols.stdout.split(separator: "\n").filter {
+            ($0.contains(" icudt") && $0.hasSuffix("_dat")) || $0.contains("FoundationInternationalization") || $0.contains(" $s10Foundation")
+        }
+        #expect(unwanted.isEmpty, "linked: \(unwanted.prefix(5).joined(separator: "; "))")
+    }
+
     @Test func debianPackageInstallsAndRunsWithoutTheSwiftToolchain() throws {
         let folder = try MicrophoneTestSupport.scratchFolder("deb")
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -1,4 +1,5 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
 import Synchronization
 
 /// Opening a plan's devices: each input, its decoder, converter and encoder, its output stream,
@@ -44,12 +45,10 @@ extension RecordingSession {
         let outcome = Mutex<FFmpegError?>(nil)
         stop.interrupt.setDeadline(started + limit)
         defer { stop.interrupt.clearDeadline() }
-        let thread = Thread {
+        DetachedThread.start(name: "capture stream info \(source.device.name)") {
             do throws(FFmpegError) { try input.findStreamInfo() } catch { outcome.withLock { $0 = error } }
             finished.signal()
         }
-        thread.name = "capture stream info \(source.device.name)"
-        thread.start()
         let stall = StallWatch.error(
             device: source.device.name, lacking: "no usable frame", timeout: plan.stallTimeout, fileWritten: false)
         // A little past the deadline, so a search that polls it ends by itself.
