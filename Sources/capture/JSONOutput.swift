@@ -9,3 +9,14 @@ func printJSON<T: Encodable>(_ value: T) throws {
     let data = try encoder.encode(value)
     print(String(decoding: data, as: UTF8.self))
 }
+
+/// Prints a value as one line of JSON (snake_case keys, sorted): for events as they happen.
+func printJSONLine<T: Encodable>(_ value: T) throws {
+    let encoder = JSONEncoder()
+    encoder.keyEncodingStrategy = .convertToSnakeCase
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    let data = try encoder.encode(value)
+    print(String(decoding: data, as: UTF8.self))
+    // A pipe would otherwise hold the lines until the end.
+    fflush(nil)
+}

@@ -34,6 +34,7 @@ enum OptionNames {
         case .segmentSize: "--segment-size"
         case .keep: "--keep"
         case .maxTotalSize: "--max-total-size"
+        case .utc: "--utc"
         case .also: "--also"
         case .format: "--format"
         case .connectTimeout: "--connect-timeout"

@@ -13,6 +13,14 @@ struct RecordCommand: Command {
             --video nor --audio the first camera is recorded. Ctrl-C (SIGINT), SIGTERM and SIGHUP \
             stop the recording cleanly: the file is finalized and the exit status is 0.
 
+            Segments: with --segment-time or --segment-size, OUTPUT is a template for a series of \
+            files, each complete on its own and starting with a keyframe, cut without a pause: \
+            strftime fields (cam-%Y%m%d-%H%M%S.mp4, local time unless --utc) and %n for the \
+            segment number (0001 ...); without a field, -0001 etc. is added before the extension. \
+            --keep and --max-total-size delete the oldest files of the series (this run's, and \
+            those in the folder the template could have named), never others. With --json, each \
+            segment opened, closed and deleted is one JSON line on stdout before the summary.
+
             Streaming: an output that is an rtmp:// or rtmps:// URL is sent to that server as FLV \
             (H.264 and AAC), an srt:// URL as MPEG-TS (the caller connects to a listener). \
             --also adds outputs fed by the same capture and encode, typically a file and a stream; \
@@ -80,6 +88,16 @@ struct RecordCommand: Command {
             .option(
                 "--reconnect-timeout", "seconds", help: "Keep trying this long to reconnect a stream whose connection broke.",
                 default: "60"),
+            .option(
+                "--segment-time", "duration",
+                help: "Cut the recording into files of this length (90, 10m, 1h); OUTPUT is then a template."),
+            .option(
+                "--segment-size", "size", help: "Cut the recording into files of about this size (500M, 2G)."),
+            .option("--keep", "n", help: "Keep the newest N finished segments, delete older ones of the series."),
+            .option(
+                "--max-total-size", "size",
+                help: "Delete the oldest segments of the series so that it stays within this size."),
+            .flag("--utc", help: "Fill in a template's time fields in UTC rather than local time."),
             .option("--duration", "seconds", help: "Stop after this many seconds."),
             .option("--frames", "n", help: "Stop after exactly this many video frames."),
             .option(
@@ -116,6 +134,10 @@ struct RecordCommand: Command {
             (
                 "capture record --video 0 --codec raw --frames 100 raw.nut",
                 "100 frames from the first camera as it delivers them."
+            ),
+            (
+                "capture record --video 0 --audio default --segment-time 1h --keep 48 'cam-%Y%m%d-%H%M%S.mp4'",
+                "Hour-long files named by their start time; the last two days are kept."
             ),
             (
                 "capture record --video 0 --audio default --maxrate 3M rtmp://media.example/live/KEY --also room.mkv",
@@ -211,6 +233,26 @@ struct RecordCommand: Command {
             request.bufferSize = size
         }
         request.force = arguments.flag("--force")
+        if let text = arguments.value("--segment-time") {
+            guard let seconds = DurationValue.seconds(text) else {
+                throw fail("--segment-time takes a length such as 90, 10m, 1h or 1h30m, not '\(text)'")
+            }
+            request.segmentTime = seconds
+        }
+        if let text = arguments.value("--segment-size") {
+            guard let bytes = ByteSize.bytes(text) else {
+                throw fail("--segment-size takes a size such as 500M, 2G or 750k, not '\(text)'")
+            }
+            request.segmentSize = bytes
+        }
+        request.retention.keep = try number("--keep", 1...1_000_000)
+        if let text = arguments.value("--max-total-size") {
+            guard let bytes = ByteSize.bytes(text) else {
+                throw fail("--max-total-size takes a size such as 20G or 500M, not '\(text)'")
+            }
+            request.retention.maxTotalBytes = bytes
+        }
+        request.utc = arguments.flag("--utc")
         request.controls = try arguments.values("--control").map { text in
             guard let setting = ControlSetting(parsing: text) else {
                 throw fail("--control takes NAME=VALUE, e.g. brightness=20, not '\(text)'")
@@ -253,6 +295,14 @@ struct RecordCommand: Command {
         session.onWarning = { line in if !quiet { printError("Warning: \(line)\n") } }
         if progressLine {
             session.onProgress = { progress in printError("\r" + Self.progressText(progress) + "\u{1B}[K") }
+        }
+        let json = self.json
+        session.onSegment = { event in
+            if json {
+                try? printJSONLine(event)
+            } else if !quiet, let line = Self.segmentText(event) {
+                printError((progressLine ? "\r\u{1B}[K" : "") + line)
+            }
         }
         let result: RecordingResult
         switch try session.run() {
@@ -308,6 +358,24 @@ struct RecordCommand: Command {
         return out
     }
 
+    /// `segment 3: cam-0003.mp4, 10.00 s from 20.00 s, 300 frames, 480000 samples, 1.2 MiB`, or a
+    /// deletion; nil for an opening, which the next line reports closed.
+    static func segmentText(_ e: SegmentEvent) -> String? {
+        switch e.event {
+        case .opened:
+            return nil
+        case .closed:
+            let counts = [e.frames.map { "\($0) frames" }, e.samples.map { "\($0) samples" }].compactMap { $0 }
+            var line =
+                "segment \(e.number ?? 0): \(e.path), \(String(cFormat: "%.2f", e.duration ?? 0)) s from "
+                + "\(String(cFormat: "%.2f", e.start ?? 0)) s, \((counts + [byteText(e.size ?? 0)]).joined(separator: ", "))"
+            if let problem = e.problem { line += " (\(problem))" }
+            return line + "\n"
+        case .deleted:
+            return "deleted \(e.path) (\(byteText(e.size ?? 0))) to stay within the retention limits\n"
+        }
+    }
+
     static func summaryText(_ s: RecordingSummary) -> String {
         var out =
             "\(s.streams != nil && s.output == s.streams?.first?.url ? "Streamed" : "Recorded") \(s.output): \(s.container), \(String(cFormat: "%.2f", s.duration)) s, \(byteText(s.fileSize))\n"
@@ -346,6 +414,7 @@ struct RecordCommand: Command {
             out += "  audio/video start offset: \(String(cFormat: "%+.3f", offset)) s\n"
         }
         if let controls = s.controls { out += ControlsText.recorded(controls) }
+        if let segments = s.segments { out += "  segments: \(segments) file\(segments == 1 ? "" : "s")\n" }
         out += "  stopped by: \(s.stopReason)\n"
         if let problem = s.finishProblem { out += "  note: \(problem)\n" }
         for stream in s.streams ?? [] { out += streamText(stream) }

@@ -17,14 +17,18 @@ enum FastStartRewrite {
 
     /// Rewrites the finished file at `path`, written by muxer `formatName`.
     ///
+    /// - Parameter editLists: false writes no edit lists (`use_editlist=0`): for a segment that
+    ///   starts in the middle of the encoders' output, whose audio edit the muxer would end one
+    ///   AAC frame before its last packet.
+    ///
     /// - Throws: `FFmpegError` from the demuxer, the muxer or `rename(2)`; the hidden file is
     ///   removed then and `path` keeps the fragmented file.
-    static func rewrite(path: String, formatName: String) throws(FFmpegError) {
+    static func rewrite(path: String, formatName: String, editLists: Bool = true) throws(FFmpegError) {
         let directory = path.pathDirectory
         let hidden = ".\(path.pathLastComponent).finishing-\(getpid())"
         let target = directory.isEmpty ? hidden : directory.pathAppending(hidden)
         do {
-            try copy(from: path, to: target, formatName: formatName)
+            try copy(from: path, to: target, formatName: formatName, editLists: editLists)
         } catch {
             unlink(target)
             throw error
@@ -36,14 +40,16 @@ enum FastStartRewrite {
         }
     }
 
-    private static func copy(from path: String, to target: String, formatName: String) throws(FFmpegError) {
+    private static func copy(from path: String, to target: String, formatName: String, editLists: Bool) throws(FFmpegError) {
         let input = try InputContainer(url: "file:" + path, format: nil)
         let output = try OutputContainer(name: target, formatName: formatName)
         for index in 0..<input.streamCount {
             _ = try output.addStream(copying: input, stream: index, timeBase: Rational(input.stream(index).pointee.time_base))
         }
         // `file:` keeps a colon in the name from being read as a protocol.
-        try output.writeHeader(to: "file:" + target, options: ["movflags": "+faststart"])
+        var options = ["movflags": "+faststart"]
+        if !editLists { options["use_editlist"] = "0" }
+        try output.writeHeader(to: "file:" + target, options: options)
         let packet = try Packet()
         while try input.read(into: packet) {
             try output.write(packet, stream: packet.streamIndex)

@@ -69,6 +69,9 @@ final class Frame {
     /// Decoders mark every raw picture as an I frame, and libx264 takes a frame's type as an
     /// order: passed on, every frame would become a keyframe (twice the size).
     func clearPictureType() { pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE }
+    /// Orders the encoder to make this picture a keyframe (`AV_PICTURE_TYPE_I`; libx264 makes it
+    /// an IDR frame, as its GOPs are closed), where a new segment starts.
+    func forceKeyframe() { pointer.pointee.pict_type = AV_PICTURE_TYPE_I }
     /// True when the picture's YUV values span the full range (`AVFrame.color_range` is JPEG),
     /// as a JPEG decoder's pictures do.
     var isFullRange: Bool { pointer.pointee.color_range == AVCOL_RANGE_JPEG }

@@ -61,13 +61,17 @@ final class OutputContainer {
     /// Adds a stream fed by `encoder` (`avformat_new_stream`, `avcodec_parameters_from_context`).
     ///
     /// - Returns: the stream's index, which `write` takes.
-    func addStream(encoder: Encoder) throws(FFmpegError) -> Int {
+    /// - Parameter primed: false for a file that starts in the middle of the encoder's output (a
+    ///   later segment): the encoder's priming samples (AAC's first 1024) went to an earlier
+    ///   file, so nothing here is to be skipped (`AVCodecParameters.initial_padding` = 0).
+    func addStream(encoder: Encoder, primed: Bool = true) throws(FFmpegError) -> Int {
         guard let stream = avformat_new_stream(context, nil) else {
             throw FFmpegError(CFFmpeg_AVERROR(ENOMEM), call: "avformat_new_stream")
         }
         try check(
             avcodec_parameters_from_context(stream.pointee.codecpar, encoder.context), "avcodec_parameters_from_context"
         )
+        if !primed { stream.pointee.codecpar.pointee.initial_padding = 0 }
         stream.pointee.time_base = encoder.timeBase
         if encoder.context.pointee.codec_type == AVMEDIA_TYPE_VIDEO {
             stream.pointee.avg_frame_rate = encoder.context.pointee.framerate
@@ -146,6 +150,25 @@ final class OutputContainer {
 
     /// The time base the muxer chose for stream `index` (valid after `writeHeader`).
     func timeBase(of index: Int) -> AVRational { context.pointee.streams[index]!.pointee.time_base }
+
+    /// The number of streams added.
+    var streamCount: Int { encoderTimeBases.count }
+
+    /// True when stream `index` is video.
+    func isVideo(_ index: Int) -> Bool {
+        context.pointee.streams[index]!.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO
+    }
+
+    /// `ticks` of stream `index`'s packets (the encoder's time base, in which `write` takes them)
+    /// in microseconds.
+    func microseconds(ofTicks ticks: Int64, stream index: Int) -> Int64 {
+        Rescale.rescale(ticks, from: Rational(encoderTimeBases[index]), to: Rescale.microsecond)
+    }
+
+    /// `microseconds` in ticks of stream `index`'s packets, rounded to the nearest.
+    func ticks(ofMicroseconds microseconds: Int64, stream index: Int) -> Int64 {
+        Rescale.rescale(microseconds, from: Rescale.microsecond, to: Rational(encoderTimeBases[index]))
+    }
 
     /// Writes an encoded packet to stream `index`, rescaling its timestamps from the encoder's time
     /// base to the stream's (`av_packet_rescale_ts`, `av_interleaved_write_frame`). Takes the

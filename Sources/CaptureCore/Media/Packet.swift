@@ -89,6 +89,29 @@ final class Packet: @unchecked Sendable {
         av_packet_rescale_ts(pointer, from, to)
     }
 
+    /// Cuts a packet of raw PCM (the same bytes for every tick of its `duration`) `ticks` after
+    /// its start: this packet keeps the head, the returned one holds the rest, with its times.
+    /// The payload is copied, not shared, and this packet's buffer is not written to: another
+    /// reference to it (a stream's) keeps it whole.
+    ///
+    /// - Returns: nil when the packet cannot be cut there (not strictly inside, or bytes that do
+    ///   not divide into its ticks).
+    func splitPCM(at ticks: Int64) throws(FFmpegError) -> Packet? {
+        let total = size
+        guard ticks > 0, ticks < duration, duration > 0, total % Int(duration) == 0, let data = pointer.pointee.data
+        else { return nil }
+        let head = Int(ticks) * (total / Int(duration))
+        let tail = try Packet(size: total - head)
+        tail.pointer.pointee.data.update(from: data + head, count: total - head)
+        tail.pts = pts.map { $0 + ticks }
+        tail.dts = dts.map { $0 + ticks }
+        tail.duration = duration - ticks
+        tail.pointer.pointee.flags = pointer.pointee.flags
+        pointer.pointee.size = Int32(head)
+        duration = ticks
+        return tail
+    }
+
     /// Appends `other`'s payload to this packet's (`av_grow_packet`, then a copy); the
     /// timestamps stay this packet's. For raw PCM, whose bytes simply follow each other.
     func append(_ other: Packet) throws(FFmpegError) {

@@ -98,6 +98,8 @@ struct RecordingLoop {
         if flush.due(now) {
             if let lost = s.streamEvents() { return lost }
             do throws(FFmpegError) { try s.output?.flush() } catch { return s.writeError(error) }
+            do { try s.segments?.flush() } catch { return error }
+            s.reportSegments()
         }
         if let onProgress = s.onProgress,
             let snapshot = progress.tick(now: now, video: s.video?.path, bytes: s.bytesWritten)

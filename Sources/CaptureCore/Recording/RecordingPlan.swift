@@ -26,6 +26,19 @@ public struct RecordingPlan: Sendable {
     public var reconnectTimeout: Double
     /// Camera controls to set before the camera streams; nil when none are asked.
     public var controls: Controls?
+    /// How the file is cut into a series of files; nil: one file.
+    public var segments: Segments?
+
+    /// A series of files instead of one: each complete on its own, cut at a keyframe once it is
+    /// `seconds` long or holds `bytes`.
+    public struct Segments: Sendable {
+        /// How the files are named (`output` is its pattern).
+        public var template: OutputTemplate
+        public var seconds: Double?
+        public var bytes: Int64?
+        /// Which finished files to delete as the series grows.
+        public var retention: RetentionPolicy
+    }
 
     /// The camera or video source and what becomes of its frames.
     public struct Video: Sendable {

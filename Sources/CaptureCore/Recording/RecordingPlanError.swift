@@ -32,6 +32,10 @@ public enum RecordingPlanError: Error, Equatable, Sendable {
     case sampleFormatNotForCodec(RecordingRequest.AudioCodec)
     /// Camera controls without a V4L2 camera to set them on.
     case controlsNeedCamera
+    /// Segments of a recording with no file (only streams).
+    case segmentsNeedFile
+    /// A retention option (`keep`, `maxTotalSize`) or UTC names without segments.
+    case needsSegments(RequestOption)
 
     /// The exit status: 64 (EX_USAGE), the request itself is wrong.
     public var exitCode: Int32 { 64 }
@@ -73,6 +77,10 @@ public enum RecordingPlanError: Error, Equatable, Sendable {
             return "\(.sampleFormat) applies to \(.audioCodec, "pcm") and flac; \(codec.rawValue) chooses its own"
         case .controlsNeedCamera:
             return "\(.control) and \(.controlsProfile) need a V4L2 camera as \(.video) (e.g. /dev/video0)"
+        case .segmentsNeedFile:
+            return "\(.segmentTime) and \(.segmentSize) cut a file into segments; give a file name (a template) as the output"
+        case .needsSegments(let option):
+            return "\(option) applies to segments only (\(.segmentTime) or \(.segmentSize))"
         }
     }
 }

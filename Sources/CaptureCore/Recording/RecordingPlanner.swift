@@ -1,3 +1,5 @@
+import FoundationEssentials
+
 /// Turns a request into a `RecordingPlan`: which devices, modes, codecs, formats, encoder and
 /// muxer settings.
 ///
@@ -16,7 +18,12 @@ public enum RecordingPlanner {
         let outputs = try OutputPlan(request)
         let defaultCamera = request.video == nil && request.audio == nil ? try DeviceSurvey.defaultCamera() : nil
         try check(request, outputs: outputs, hasVideo: request.video != nil || defaultCamera != nil)
-        if let file = outputs.file { try OutputFile.check(path: file, replacing: request.force) }
+        if let template = try segmentTemplate(request, outputs: outputs) {
+            // The first segment's name; later ones are refused as they come if they exist.
+            try OutputFile.check(path: template.path(number: 1, date: Date()), replacing: request.force)
+        } else if let file = outputs.file {
+            try OutputFile.check(path: file, replacing: request.force)
+        }
         var videoDevice = defaultCamera
         if let name = request.video { videoDevice = try DeviceResolver.resolve(name, kind: .video) }
         let audioDevice = try request.audio.map { name throws(CaptureError) in
@@ -45,7 +52,12 @@ public enum RecordingPlanner {
             output: outputs.file ?? request.output, outputs: outputs, container: container, force: request.force,
             muxerOptions: muxerOptions(for: container), video: nil, audio: nil, duration: request.duration,
             frameLimit: request.frames, stallTimeout: request.stallTimeout, connectTimeout: request.connectTimeout,
-            reconnectTimeout: request.reconnectTimeout, controls: nil)
+            reconnectTimeout: request.reconnectTimeout, controls: nil, segments: nil)
+        if let template = try segmentTemplate(request, outputs: outputs) {
+            plan.segments = .init(
+                template: template, seconds: request.segmentTime, bytes: request.segmentSize,
+                retention: request.retention)
+        }
         if let entry = survey.audio {
             plan.audio = try audio(request, entry: entry, container: container)
         }
@@ -73,6 +85,25 @@ public enum RecordingPlanner {
         try outputs.checkStreams(
             video: hasVideo ? request.videoCodec ?? container.defaultVideoCodec ?? .h264 : nil,
             audio: request.audio != nil ? request.audioCodec ?? container.defaultAudioCodec ?? .aac : nil)
+    }
+
+    /// The template of a segmented recording; nil for one file.
+    ///
+    /// - Throws: `.plan` for segments without a file, or a retention option or `utc` without
+    ///   segments; `.usage` for a template that does not parse or limits that do not fit.
+    static func segmentTemplate(_ request: RecordingRequest, outputs: OutputPlan) throws(CaptureError) -> OutputTemplate? {
+        guard request.segmentTime != nil || request.segmentSize != nil else {
+            for (given, option) in [
+                (request.retention.keep != nil, RequestOption.keep),
+                (request.retention.maxTotalBytes != nil, .maxTotalSize), (request.utc, .utc),
+            ] where given {
+                throw .plan(.needsSegments(option))
+            }
+            return nil
+        }
+        guard let file = outputs.file else { throw .plan(.segmentsNeedFile) }
+        try request.retention.validate(segmentBytes: request.segmentSize)
+        return try OutputTemplate(file, utc: request.utc)
     }
 
     static func check(

@@ -86,6 +86,15 @@ public struct RecordingRequest: Sendable {
     public var maxRate: Int?
     /// H.264 VBV buffer size in bits; nil with `maxRate`: one second of it.
     public var bufferSize: Int?
+    /// Cut the file into segments of this many seconds; `output` is then a template
+    /// (`OutputTemplate`). Nil: one file, unless `segmentSize` is set.
+    public var segmentTime: Double?
+    /// Cut the file into segments at the first keyframe once one holds this many bytes.
+    public var segmentSize: Int64?
+    /// Which finished segments to keep (`--keep`, `--max-total-size`); needs segments.
+    public var retention = RetentionPolicy()
+    /// Fill a template's time fields in UTC rather than local time.
+    public var utc = false
 
     public init(
         video: DeviceName? = nil, audio: DeviceName? = nil, output: String, videoSize: FrameDimensions? = nil,

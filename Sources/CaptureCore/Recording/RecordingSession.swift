@@ -19,15 +19,20 @@ public final class RecordingSession {
     public var onWarning: (String) -> Void = { _ in }
     /// Called at most four times a second while recording.
     public var onProgress: ((RecordingProgress) -> Void)?
+    /// Called on the recording's thread as segments open, close and are deleted
+    /// (`RecordingPlan.segments`).
+    public var onSegment: ((SegmentEvent) -> Void)?
 
     let queue = PacketQueue()
     var readers: [InputReader] = []
     var video: Track<VideoPath>?
     var audio: Track<AudioPath>?
-    /// The file's muxer, nil when the recording only streams; nothing is on disk before its
-    /// header is written (`mux`).
+    /// The file's muxer, nil when the recording only streams or is cut into segments; nothing is
+    /// on disk before its header is written (`mux`).
     let output: OutputContainer?
     let file: OutputFile?
+    /// The series of files of a segmented recording.
+    let segments: SegmentedOutput?
     /// The network outputs, each with its own writer thread (`SessionStreams.swift`).
     var streams: [StreamOutput] = []
     /// For a recording with no file: set once the first packet went to the streams.
@@ -49,10 +54,20 @@ public final class RecordingSession {
     public init(plan: RecordingPlan, stop: StopSignal) throws(CaptureError) {
         self.plan = plan
         self.stop = stop
-        file = plan.outputs.file.map(OutputFile.init)
-        output = try plan.outputs.file.map { path throws(CaptureError) in
-            try media("preparing \(path)") { () throws(FFmpegError) in
-                try OutputContainer(name: path, formatName: plan.container.muxer)
+        if let segmenting = plan.segments {
+            segments = try media("preparing \(plan.output)") { () throws(FFmpegError) in
+                try SegmentedOutput(
+                    plan: segmenting, formatName: plan.container.muxer, options: plan.muxerOptions, replacing: plan.force)
+            }
+            file = nil
+            output = nil
+        } else {
+            segments = nil
+            file = plan.outputs.file.map(OutputFile.init)
+            output = try plan.outputs.file.map { path throws(CaptureError) in
+                try media("preparing \(path)") { () throws(FFmpegError) in
+                    try OutputContainer(name: path, formatName: plan.container.muxer)
+                }
             }
         }
         streams = makeStreamOutputs()
@@ -60,7 +75,7 @@ public final class RecordingSession {
 
     /// True once the first packet reached an output: the file's header is written, or a
     /// stream-only recording sent its first packet.
-    var started: Bool { output?.headerWritten ?? streamStarted }
+    var started: Bool { segments?.started ?? output?.headerWritten ?? streamStarted }
 
     /// Records until the duration, the frame limit, the end of the inputs, a stop request, or an
     /// error.
@@ -110,6 +125,9 @@ public final class RecordingSession {
     private func open() throws(CaptureError) {
         try applyControls()
         if let video = plan.video { self.video = try openVideo(video) }
+        if let segments, let path = video?.path {
+            path.cutPoint = { (time) throws(CaptureError) in try segments.cut(at: time) }
+        }
         if let audio = plan.audio { self.audio = try openAudio(audio) }
         try connectStreams()
     }
@@ -125,6 +143,10 @@ public final class RecordingSession {
     func mux(_ packet: Packet, stream: Int) throws(CaptureError) {
         // Streams take a reference first: the file's muxer rescales the packet and takes its payload.
         for output in streams { output.send(packet, stream: stream) }
+        if let segments {
+            try segments.write(packet, stream: stream)
+            return
+        }
         guard let output, let file else {
             streamStarted = true
             return

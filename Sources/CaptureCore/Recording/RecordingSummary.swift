@@ -94,6 +94,9 @@ public struct RecordingSummary: Codable, Hashable, Sendable {
     public var controls: ControlReport? = nil
     /// The network outputs (`rtmp://`, `srt://`), one entry each; nil when there are none.
     public var streams: [StreamReport]? = nil
+    /// For a recording cut into segments: how many files it opened (`output` is the template,
+    /// `file_size` the bytes of them all, deleted ones included).
+    public var segments: Int? = nil
 }
 
 /// A snapshot for the progress line, taken at most four times a second.

@@ -44,6 +44,18 @@ extension RecordingSession {
                 duration: check.duration ?? recordedDuration ?? 0, fileSize: size,
                 stopReason: failure == nil ? stopReason.text : StopReason.error.text, error: failure.map { "\($0)" })
             summary.finishProblem = finishProblem
+        } else if let segments {
+            guard segments.started else {
+                throw failure
+                    ?? .failed("\(plan.output): nothing was recorded; no frame or sample arrived before the stop")
+            }
+            if let problem = segments.finish(), failure == nil { failure = problem }
+            reportSegments()
+            summary = RecordingSummary(
+                output: plan.output, container: plan.container.muxer, video: nil, audio: nil, startOffset: nil,
+                duration: encodedDuration, fileSize: segments.bytesWritten,
+                stopReason: failure == nil ? stopReason.text : StopReason.error.text, error: failure.map { "\($0)" })
+            summary.segments = segments.count
         } else {
             guard streamStarted else {
                 throw failure
@@ -57,6 +69,12 @@ extension RecordingSession {
         if !streamReports.isEmpty { summary.streams = streamReports }
         summary.controls = appliedControls?.report
         return RecordingResult(summary: summary, failure: failure)
+    }
+
+    /// Passes the segments' news (opened, closed, deleted) to `onSegment`.
+    func reportSegments() {
+        guard let segments else { return }
+        for event in segments.takeEvents() { onSegment?(event) }
     }
 
     private var videoSummary: RecordingSummary.Video? {

@@ -17,13 +17,14 @@ extension RecordingSession {
 
     /// True when the file's muxer or a stream's wants codec headers in extradata.
     var wantsGlobalHeader: Bool {
-        (output?.wantsGlobalHeader ?? false)
+        (output?.wantsGlobalHeader ?? false) || (segments?.wantsGlobalHeader ?? false)
             || streams.contains { StreamOutput.wantsGlobalHeader(formatName: $0.formatName) }
     }
 
     /// Adds a stream fed by `encoder` to the file and to every network output, at the same index.
     func addOutputStream(encoder: Encoder) throws(FFmpegError) -> Int {
-        let index = try output?.addStream(encoder: encoder)
+        var index = try output?.addStream(encoder: encoder)
+        if let segments { index = try segments.addStream(.encoder(encoder)) }
         var streamIndex = 0
         for stream in streams { streamIndex = try stream.addStream(encoder: encoder) }
         return index ?? streamIndex
@@ -33,7 +34,8 @@ extension RecordingSession {
     func addOutputStream(copying input: InputContainer, stream index: Int, timeBase: Rational) throws(FFmpegError)
         -> Int
     {
-        let fileIndex = try output?.addStream(copying: input, stream: index, timeBase: timeBase)
+        var fileIndex = try output?.addStream(copying: input, stream: index, timeBase: timeBase)
+        if let segments { fileIndex = try segments.addStream(.copy(input, stream: index, timeBase: timeBase)) }
         var streamIndex = 0
         for stream in streams { streamIndex = try stream.addStream(copying: input, stream: index, timeBase: timeBase) }
         return fileIndex ?? streamIndex
@@ -48,7 +50,9 @@ extension RecordingSession {
     }
 
     /// Bytes written so far: the file's, or for a recording with no file, those sent.
-    var bytesWritten: Int64 { output?.bytesWritten ?? streams.reduce(0) { $0 + $1.bytesSent } }
+    var bytesWritten: Int64 {
+        segments?.bytesWritten ?? output?.bytesWritten ?? streams.reduce(0) { $0 + $1.bytesSent }
+    }
 
     /// Passes the streams' news (connection lost, reconnected, ended) to `onWarning`.
     ///
@@ -64,15 +68,9 @@ extension RecordingSession {
         return .io(subject: first.0, reason: "the stream ended: \(first.1)")
     }
 
-    /// Ends every stream (queued packets, trailer) and collects their reports.
-    func finishStreams() -> [StreamReport] {
-        streams.map { $0.finish() }
-    }
-
-    /// The summary of a recording with no file: `output` is the first stream's printable URL, the
-    /// duration what was encoded, the size the bytes sent over every stream.
-    func streamOnlySummary(reports: [StreamReport], failure: CaptureError?, stopReason: StopReason) -> RecordingSummary {
-        // Where the last frame or sample ends on the recording's clock, as a file would last.
+    /// Where the last frame or sample ends on the recording's clock, seconds, as a file would
+    /// last: for a recording with no single file to read back.
+    var encodedDuration: Double {
         var duration = 0.0
         if let video, let end = video.path.endOfLastFrame {
             duration = Double(end) / 1e6
@@ -81,9 +79,20 @@ extension RecordingSession {
             let start = Double(audio.path.firstTime ?? 0) / 1e6
             duration = max(duration, start + Double(audio.path.samples) / Double(audio.path.encoder.sampleRate))
         }
-        return RecordingSummary(
+        return (duration * 1000).rounded() / 1000
+    }
+
+    /// Ends every stream (queued packets, trailer) and collects their reports.
+    func finishStreams() -> [StreamReport] {
+        streams.map { $0.finish() }
+    }
+
+    /// The summary of a recording with no file: `output` is the first stream's printable URL, the
+    /// duration what was encoded, the size the bytes sent over every stream.
+    func streamOnlySummary(reports: [StreamReport], failure: CaptureError?, stopReason: StopReason) -> RecordingSummary {
+        RecordingSummary(
             output: reports.first?.url ?? plan.output, container: plan.container.muxer, video: nil, audio: nil,
-            startOffset: nil, duration: (duration * 1000).rounded() / 1000,
+            startOffset: nil, duration: encodedDuration,
             fileSize: reports.reduce(0) { $0 + $1.bytes },
             stopReason: failure == nil ? stopReason.text : StopReason.error.text, error: failure.map { "\($0)" })
     }

@@ -55,6 +55,10 @@ final class VideoPath {
     private(set) var duplicated = 0
     /// The last picture encoded, while `fillsEmptySlots`.
     private var lastPicture: Frame?
+    /// For a recording cut into segments: asked, with its time (microseconds from the start),
+    /// before each frame that can start a segment (every frame encoded, every keyframe written as
+    /// it came); true when a segment starts there, and an encoded frame is then made a keyframe.
+    var cutPoint: ((Int64) throws(CaptureError) -> Bool)?
 
     /// The payload size of a raw input frame that is written exactly as it came (`VideoCodec.raw` with
     /// the camera's own size and pixel format); nil when frames must be decoded and converted.
@@ -195,6 +199,7 @@ final class VideoPath {
             packet.dts = slot
             packet.duration = 1
             packet.isKeyframe = true
+            _ = try cutPoint?(Rescale.microseconds(ofSlot: slot, rate: rate))
             accept(slot: slot, time: time)
             try mux(packet, stream)
         } else if let encoder, let decoder {
@@ -228,6 +233,9 @@ final class VideoPath {
                 // The encoder chooses frame types itself.
                 picture.clearPictureType()
                 if fillsEmptySlots, let previous = lastPicture, let last = tally.lastSlot, slot > last + 1 {
+                    // The picture may have been ordered a keyframe (a segment's first); its
+                    // repeats are not.
+                    previous.clearPictureType()
                     for empty in (last + 1)..<slot {
                         previous.pts = empty
                         try encoder.encode(previous, mux: mux)
@@ -235,6 +243,7 @@ final class VideoPath {
                     }
                 }
                 picture.pts = slot
+                if try cutPoint?(Rescale.microseconds(ofSlot: slot, rate: rate)) == true { picture.forceKeyframe() }
                 accept(slot: slot, time: time)
                 try encoder.encode(picture, mux: mux)
                 if fillsEmptySlots { lastPicture = picture }
@@ -251,6 +260,7 @@ final class VideoPath {
             packet.pts = slot
             packet.dts = slot
             packet.duration = 1
+            if packet.isKeyframe { _ = try cutPoint?(Rescale.microseconds(ofSlot: slot, rate: rate)) }
             accept(slot: slot, time: time)
             try mux(packet, stream)
         }

@@ -11,6 +11,8 @@ public enum RequestOption: String, Sendable, Hashable, CaseIterable {
     case wait
     /// Segments: their length, their size, how many are kept, and the budget for them all.
     case segmentTime, segmentSize, keep, maxTotalSize
+    /// Time fields of a template in UTC.
+    case utc
     /// Streaming: more outputs, the container, time limits of a connection, the rate cap.
     case also, format, connectTimeout, reconnectTimeout, maxRate, bufferSize
     /// Saving a camera's controls to a profile.
@@ -50,6 +52,7 @@ public enum RequestOption: String, Sendable, Hashable, CaseIterable {
         case .segmentSize: "the segment size"
         case .keep: "the number of segments kept"
         case .maxTotalSize: "the size budget"
+        case .utc: "UTC times in names"
         case .also: "another output"
         case .format: "the container format"
         case .connectTimeout: "the connect timeout"

@@ -1,0 +1,345 @@
+import Dispatch
+import FoundationEssentials
+import Glibc
+
+/// A recording's file cut into a series of complete files (`RecordingPlan.Segments`), each with
+/// the same streams, each starting at time 0 with a keyframe.
+///
+/// Where a segment ends is decided before its last frames come out of the encoder: the video path
+/// asks `cut(at:)` for each frame that may start a segment (every frame it encodes, whose
+/// keyframe it then orders; every keyframe it copies), and when the segment is long or large
+/// enough the next file is opened there and then, its header written, so the recording never
+/// waits for a file. From that instant on, packets are routed by time: video up to the keyframe
+/// and audio before the cut to the old file, the rest to the new one. Whole audio packets go one
+/// way or the other, so no sample is lost or written twice, and each segment's audio starts within
+/// one audio frame of its video. Once both streams have passed the cut, the old file is finished
+/// (trailer, an MP4's index moved to the front) on a thread of its own; `takeEvents` reports it and
+/// applies the retention policy. A recording with no video cuts at the first audio packet at or
+/// after the boundary.
+///
+/// Boundaries lie on a grid from the start of the recording (segment n ends at n times the
+/// length), so the series does not drift however the cuts fall.
+///
+/// Threads: everything but the finishing runs on the recording loop's thread; the finishers
+/// share only `lock`'s state.
+final class SegmentedOutput: @unchecked Sendable {
+    /// What feeds an output stream; every segment adds the same streams in the same order.
+    enum Source {
+        case encoder(Encoder)
+        case copy(InputContainer, stream: Int, timeBase: Rational)
+    }
+
+    /// One file of the series. Used by the loop's thread until it is handed whole to a finisher,
+    /// after which nothing else touches it.
+    final class Segment: @unchecked Sendable {
+        let number: Int
+        let container: OutputContainer
+        /// Set when its header is written.
+        var path = ""
+        /// Where it starts on the recording's clock, microseconds.
+        var start: Int64 = 0
+        /// Per stream, the ticks that become its 0: the cut for video, the first packet's start
+        /// for audio (within one audio packet of the cut), so that both start at 0.
+        var origins: [Int64?] = []
+        var frames = 0
+        var samples: Int64 = 0
+        /// The end of its last packet, microseconds on the recording's clock.
+        var end: Int64 = 0
+        /// Set once no more video (audio) can come for it: the cut's keyframe (an audio packet
+        /// past the cut) went to the next one.
+        var videoDone = false
+        var audioDone = false
+
+        init(number: Int, container: OutputContainer) {
+            self.number = number
+            self.container = container
+        }
+    }
+
+    let plan: RecordingPlan.Segments
+    let formatName: String
+    let options: [String: String]
+    let replacing: Bool
+    private var sources: [Source] = []
+    private var videoStreams: Set<Int> = []
+    /// Streams of raw PCM, whose packets are cut at the very sample where a segment starts.
+    private var pcmStreams: Set<Int> = []
+    /// The file packets go to; before the first packet, a container with no file yet.
+    private(set) var current: Segment
+    /// The file before a cut, until both streams have passed it.
+    private var closing: Segment?
+    private var pendingCut: Int64?
+
+    private let lock = Condition()
+    private let finishers = DispatchGroup()
+    // Under `lock`.
+    private var events: [SegmentEvent] = []
+    private var finishedPaths: [String] = []
+    private var numbers: [String: Int] = [:]
+    private var finishedBytes: Int64 = 0
+    private var inFlight: Set<String> = []
+
+    /// Prepares the first segment's muxer; no file is created yet.
+    init(plan: RecordingPlan.Segments, formatName: String, options: [String: String], replacing: Bool)
+        throws(FFmpegError)
+    {
+        self.plan = plan
+        self.formatName = formatName
+        self.options = options
+        self.replacing = replacing
+        current = Segment(number: 1, container: try OutputContainer(name: plan.template.pattern, formatName: formatName))
+    }
+
+    var wantsGlobalHeader: Bool { current.container.wantsGlobalHeader }
+    private var hasVideo: Bool { !videoStreams.isEmpty }
+    private var hasAudio: Bool { videoStreams.count < sources.count }
+    /// True once the first segment's header is written.
+    var started: Bool { current.number > 1 || current.container.headerWritten }
+    /// Segments opened so far.
+    var count: Int { started ? current.number : 0 }
+    /// Bytes of every segment this run wrote, the current one's so far included.
+    var bytesWritten: Int64 {
+        let finished = lock.withLock { finishedBytes }
+        return closedAll ? finished : finished + current.container.bytesWritten + (closing?.container.bytesWritten ?? 0)
+    }
+    /// Set by `finish`.
+    private var closedAll = false
+
+    /// Adds a stream to the first segment, and to every later one when it opens.
+    ///
+    /// - Returns: the stream's index.
+    func addStream(_ source: Source) throws(FFmpegError) -> Int {
+        sources.append(source)
+        let index = try add(source, to: current.container)
+        if current.container.isVideo(index) { videoStreams.insert(index) }
+        if case .encoder(let encoder) = source, encoder.name.hasPrefix("pcm_") { pcmStreams.insert(index) }
+        return index
+    }
+
+    private func add(_ source: Source, to container: OutputContainer) throws(FFmpegError) -> Int {
+        switch source {
+        case .encoder(let encoder): return try container.addStream(encoder: encoder, primed: container === current.container)
+        case .copy(let input, let stream, let timeBase): return try container.addStream(copying: input, stream: stream, timeBase: timeBase)
+        }
+    }
+
+    /// Where the current segment reaches its length, microseconds on the recording's clock.
+    private var boundary: Int64? { plan.seconds.map { Int64((Double(current.number) * $0 * 1e6).rounded()) } }
+
+    /// Called by the video path for a frame at `time` (microseconds on the recording's clock)
+    /// that can start a segment. Opens the next segment there when the current one has reached
+    /// its length or size.
+    ///
+    /// - Returns: true when a segment starts with this frame: an encoded frame must then be a
+    ///   keyframe.
+    /// - Throws: `.outputExists`, `.cannotCreate` or `.io` when the next file cannot be made.
+    func cut(at time: Int64) throws(CaptureError) -> Bool {
+        guard closing == nil, current.container.headerWritten, current.frames > 0 || current.samples > 0 else { return false }
+        let long = boundary.map { time >= $0 } ?? false
+        let large = plan.bytes.map { current.container.bytesWritten >= $0 } ?? false
+        guard long || large else { return false }
+        let next = Segment(number: current.number + 1, container: try media("preparing the next segment") {
+            () throws(FFmpegError) in try OutputContainer(name: plan.template.pattern, formatName: formatName)
+        })
+        for source in sources { _ = try media("preparing the next segment") { () throws(FFmpegError) in try add(source, to: next.container) } }
+        try open(next, at: time)
+        closing = current
+        current = next
+        pendingCut = time
+        if videoStreams.isEmpty { closing?.videoDone = true }
+        if videoStreams.count == sources.count { closing?.audioDone = true }
+        return true
+    }
+
+    /// Writes its header to the segment's file, named from the template for `time`.
+    private func open(_ segment: Segment, at time: Int64) throws(CaptureError) {
+        let path = plan.template.path(number: segment.number, date: Date())
+        segment.path = path
+        segment.start = time
+        segment.end = time
+        segment.origins = (0..<sources.count).map { stream in
+            // The first file keeps the recording's own times (an encoder's priming before 0).
+            segment.number == 1 || videoStreams.contains(stream)
+                ? segment.container.ticks(ofMicroseconds: time, stream: stream) : nil
+        }
+        do {
+            try OutputFile(path: path).create(segment.container, options: options, replacing: replacing)
+        } catch {
+            if error.call == "rename" && error.errno == EEXIST { throw .outputExists(path: path) }
+            if error.call == "avio_open" || error.call == "rename" { throw .cannotCreate(path: path, reason: error.description) }
+            throw .failed("\(path): the \(formatName) muxer refused the streams: \(error)")
+        }
+        lock.withLock {
+            events.append(SegmentEvent(event: .opened, path: path, number: segment.number, start: Self.seconds(time)))
+        }
+    }
+
+    /// Writes a packet (encoder ticks on the recording's clock) to the segment it belongs in,
+    /// opening the first segment on the first packet.
+    ///
+    /// - Throws: the file's errors (`.outputExists`, `.cannotCreate` for a file that cannot be
+    ///   made, `.io` for a failed write: disk full).
+    func write(_ packet: Packet, stream: Int) throws(CaptureError) {
+        let isVideo = videoStreams.contains(stream)
+        let ticks = packet.pts ?? packet.dts ?? 0
+        let time = current.container.microseconds(ofTicks: ticks, stream: stream)
+        if !current.container.headerWritten { try open(current, at: 0) }
+        if videoStreams.isEmpty {
+            // Audio alone is cut at its first packet past the boundary, or raw PCM at the boundary
+            // itself, inside the packet.
+            let end = time + current.container.microseconds(ofTicks: packet.duration, stream: stream)
+            let exact = boundary.flatMap { pcmStreams.contains(stream) && time < $0 && end > $0 ? $0 : nil }
+            _ = try cut(at: exact ?? time)
+        }
+        var target = current
+        if let closing, let cut = pendingCut {
+            if isVideo {
+                if packet.isKeyframe && time >= cut { closing.videoDone = true } else if !closing.videoDone { target = closing }
+            } else if time < cut && !closing.audioDone {
+                target = closing
+                // Raw PCM across the cut: the head ends the old file, the rest starts the new one.
+                if pcmStreams.contains(stream),
+                    let tail = try media("cutting audio", { () throws(FFmpegError) in
+                        try packet.splitPCM(at: current.container.ticks(ofMicroseconds: cut, stream: stream) - ticks)
+                    })
+                {
+                    try put(packet, stream: stream, time: time, into: closing)
+                    closing.audioDone = true
+                    try put(tail, stream: stream, time: cut, into: current)
+                    return finishClosingIfDone()
+                }
+            } else {
+                closing.audioDone = true
+            }
+        }
+        try put(packet, stream: stream, time: time, into: target)
+        finishClosingIfDone()
+    }
+
+    /// Writes a packet that starts at `time` into `segment`, on the segment's own times.
+    private func put(_ packet: Packet, stream: Int, time: Int64, into segment: Segment) throws(CaptureError) {
+        let ticks = packet.pts ?? packet.dts ?? 0
+        let origin = segment.origins[stream] ?? ticks
+        segment.origins[stream] = origin
+        // A video packet without a duration lasts one frame: its stream's tick.
+        let length = packet.duration > 0 ? packet.duration : videoStreams.contains(stream) ? 1 : 0
+        let end = time + segment.container.microseconds(ofTicks: length, stream: stream)
+        packet.pts = packet.pts.map { $0 - origin }
+        packet.dts = packet.dts.map { $0 - origin }
+        // An encoder's priming (AAC's first packet, before 0) is no recorded sample.
+        if videoStreams.contains(stream) {
+            segment.frames += 1
+        } else {
+            segment.samples += max(0, min(packet.duration, ticks + packet.duration))
+        }
+        segment.end = max(segment.end, end)
+        do {
+            try segment.container.write(packet, stream: stream)
+        } catch {
+            throw Self.writeError(error, path: segment.path)
+        }
+    }
+
+    private func finishClosingIfDone() {
+        if let closing, closing.videoDone && closing.audioDone { finishClosing() }
+    }
+
+    /// Pushes what the open files' muxers buffer to disk.
+    func flush() throws(CaptureError) {
+        for segment in [closing, current].compactMap({ $0 }) {
+            do throws(FFmpegError) { try segment.container.flush() } catch { throw Self.writeError(error, path: segment.path) }
+        }
+    }
+
+    /// Hands the closing segment to a thread of its own to be finished.
+    private func finishClosing() {
+        guard let segment = closing else { return }
+        closing = nil
+        pendingCut = nil
+        lock.withLock { _ = inFlight.insert(segment.path) }
+        finishers.enter()
+        let format = formatName
+        let (hasVideo, hasAudio) = (self.hasVideo, self.hasAudio)
+        DetachedThread.start(name: "capture segment") { [self] in
+            let event = Self.finish(segment, formatName: format, hasVideo: hasVideo, hasAudio: hasAudio)
+            lock.withLock {
+                record(event)
+                inFlight.remove(segment.path)
+            }
+            finishers.leave()
+        }
+    }
+
+    /// Writes the trailer, moves an MP4's index to the front, and says what the file holds.
+    private static func finish(_ segment: Segment, formatName: String, hasVideo: Bool, hasAudio: Bool) -> SegmentEvent {
+        var problem: String?
+        do {
+            try segment.container.finish()
+            if FastStartRewrite.muxers.contains(formatName) {
+                // Without edit lists: the muxer would end each audio track's edit one AAC frame
+                // short, and a player would skip the last 21 ms of every segment.
+                try FastStartRewrite.rewrite(path: segment.path, formatName: formatName, editLists: false)
+            }
+        } catch {
+            problem = error.errno == ENOSPC ? "disk full (no space left on device)" : "\(error)"
+        }
+        var status = stat()
+        let size = stat(segment.path, &status) == 0 ? Int64(status.st_size) : segment.container.bytesWritten
+        return SegmentEvent(
+            event: .closed, path: segment.path, number: segment.number, start: seconds(segment.start),
+            duration: seconds(segment.end - segment.start), frames: hasVideo ? segment.frames : nil,
+            samples: hasAudio ? segment.samples : nil, size: size, problem: problem)
+    }
+
+    /// Notes a closed segment; under `lock`.
+    private func record(_ event: SegmentEvent) {
+        events.append(event)
+        finishedPaths.append(event.path)
+        numbers[event.path] = event.number
+        finishedBytes += event.size ?? 0
+    }
+
+    /// Finishes every open segment (on the caller's thread) and waits for those being finished.
+    ///
+    /// - Returns: the first error, if finishing one failed.
+    func finish() -> CaptureError? {
+        var failure: CaptureError?
+        for segment in [closing, current].compactMap({ $0 }) where segment.container.headerWritten {
+            let event = Self.finish(segment, formatName: formatName, hasVideo: hasVideo, hasAudio: hasAudio)
+            if let problem = event.problem, failure == nil { failure = .io(subject: segment.path, reason: problem) }
+            lock.withLock { record(event) }
+        }
+        closing = nil
+        closedAll = true
+        finishers.wait()
+        return failure
+    }
+
+    /// What happened since the last call, in order; deletes what the retention policy no longer
+    /// keeps once a segment is closed, and reports those too.
+    func takeEvents() -> [SegmentEvent] {
+        var taken = lock.withLock {
+            defer { events = [] }
+            return events
+        }
+        guard taken.contains(where: { $0.event == .closed }), !plan.retention.isEmpty else { return taken }
+        let (written, busy) = lock.withLock { (finishedPaths, inFlight) }
+        let files = SeriesFile.list(template: plan.template, written: written).filter { !busy.contains($0.path) }
+        let open = current.container.headerWritten && !closedAll ? current.path : nil
+        for file in plan.retention.deletions(among: files, current: open, currentBytes: current.container.bytesWritten)
+        where unlink(file.path) == 0 {
+            let number = lock.withLock { numbers[file.path] }
+            taken.append(SegmentEvent(event: .deleted, path: file.path, number: number, size: file.bytes))
+        }
+        return taken
+    }
+
+    private static func writeError(_ error: FFmpegError, path: String) -> CaptureError {
+        if error.errno == ENOSPC {
+            return .io(subject: path, reason: "disk full (no space left on device); the segment keeps what was written before")
+        }
+        return .io(subject: path, reason: "writing failed: \(error)")
+    }
+
+    private static func seconds(_ microseconds: Int64) -> Double { (Double(microseconds) / 1000).rounded() / 1000 }
+}
