@@ -326,7 +326,8 @@ final class SegmentedOutput: @unchecked Sendable {
         let (written, busy) = lock.withLock { (finishedPaths, inFlight) }
         let files = SeriesFile.list(template: plan.template, written: written).filter { !busy.contains($0.path) }
         let open = current.container.headerWritten && !closedAll ? current.path : nil
-        for file in plan.retention.deletions(among: files, current: open, currentBytes: current.container.bytesWritten)
+        let openBytes = open == nil ? 0 : current.container.bytesWritten
+        for file in plan.retention.deletions(among: files, current: open, currentBytes: openBytes)
         where unlink(file.path) == 0 {
             let number = lock.withLock { numbers[file.path] }
             taken.append(SegmentEvent(event: .deleted, path: file.path, number: number, size: file.bytes))

@@ -1,0 +1,206 @@
+import Foundation
+import Testing
+
+/// Segmented recordings: each file complete and starting with a keyframe, cut on the boundaries
+/// asked, audio cut on the same instant with no sample lost or written twice, the retention
+/// options deleting only the series' oldest files, events as JSON lines; ffprobe is the oracle.
+@Suite struct RecordSegmentTests {
+    /// The JSON lines of a `--json` run: the events, then the summary (pretty-printed, the rest).
+    static func events(_ stdout: String) throws -> (events: [[String: Any]], summary: [String: Any]) {
+        var events: [[String: Any]] = []
+        var rest = Substring(stdout)
+        while rest.hasPrefix("{\""), let end = rest.firstIndex(of: "\n") {
+            events.append(try #require(JSONSerialization.jsonObject(with: Data(rest[..<end].utf8)) as? [String: Any]))
+            rest = rest[rest.index(after: end)...]
+        }
+        let summary = try #require(JSONSerialization.jsonObject(with: Data(rest.utf8)) as? [String: Any])
+        return (events, summary)
+    }
+
+    /// ffprobe's packets of one stream kind: (pts seconds, keyframe).
+    static func packets(_ path: String, _ kind: String) throws -> [(time: Double, key: Bool)] {
+        let result = try ChildProcess.run(
+            "ffprobe",
+            [
+                "-v", "error", "-select_streams", kind == "video" ? "v:0" : "a:0", "-show_entries",
+                "packet=pts_time,flags", "-of", "csv=p=0", path,
+            ])
+        #expect(result.status == 0, "\(result.stderr)")
+        return result.stdout.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: ",", omittingEmptySubsequences: false)
+            guard fields.count >= 2, let time = Double(fields[0]) else { return nil }
+            return (time, fields[1].hasPrefix("K"))
+        }
+    }
+
+    /// The audio samples (per channel) a file decodes to, as ffprobe counts them.
+    static func decodedSamples(_ path: String) throws -> Int {
+        let result = try ChildProcess.run(
+            "ffprobe", ["-v", "error", "-select_streams", "a:0", "-show_entries", "frame=nb_samples", "-of", "csv=p=0", path])
+        #expect(result.status == 0, "\(result.stderr)")
+        return result.stdout.split(separator: "\n").compactMap { Int($0) }.reduce(0, +)
+    }
+
+    @Test(arguments: ["mp4", "mkv", "nut"])
+    func segmentsStartWithAKeyframeAndHoldEverySample(ext: String) throws {
+        let scratch = try RecordScratch()
+        let result = try BuiltBinary.run([
+            "record", "--video", RecordSources.video, "--audio", RecordSources.audio, "--duration", "5",
+            "--segment-time", "2", "--json", scratch.path("clip.\(ext)"),
+        ])
+        try #require(result.status == 0, "\(result.stderr)")
+        let (events, summary) = try Self.events(result.stdout)
+        #expect(summary["segments"] as? Int == 3)
+        let closed = events.filter { $0["event"] as? String == "segment_closed" }
+        #expect(closed.map { $0["path"] as? String } == (1...3).map { scratch.path("clip-000\($0).\(ext)") })
+        #expect(events.filter { $0["event"] as? String == "segment_opened" }.count == 3)
+        let samples = try #require((summary["audio"] as? [String: Any])?["samples"] as? Int)
+        let aac = ext == "mp4"
+        var audioTicks = 0
+        for (index, event) in closed.enumerated() {
+            let path = try #require(event["path"] as? String)
+            #expect(event["start"] as? Double == Double(index * 2))
+            let video = try Self.packets(path, "video")
+            let audio = try Self.packets(path, "audio")
+            // Cut where asked: 60 frames a segment at 30 fps, the last one the 30 left.
+            #expect(video.count == (index < 2 ? 60 : 30), "\(path): \(video.count) frames")
+            #expect(event["frames"] as? Int == video.count)
+            #expect(video.first?.key == true, "\(path) starts without a keyframe")
+            #expect(try RecordOracle.decodesCleanly(path), "\(path) does not decode cleanly")
+            // Audio and video start together (a B-frame's delay, or one audio packet, apart).
+            let videoStart = try #require(video.map(\.time).min())
+            let audioStart = try #require(audio.map(\.time).min())
+            #expect(abs(videoStart - audioStart) <= 0.1, "\(path): video at \(videoStart) s, audio at \(audioStart) s")
+            audioTicks += try Self.decodedSamples(path)
+        }
+        if aac {
+            // AAC: whole 1024-sample frames, the encoder's priming one in the first segment.
+            #expect(audioTicks >= samples + 1024 && audioTicks < samples + 2048, "\(audioTicks) for \(samples) samples")
+        } else {
+            #expect(audioTicks == samples, "the segments hold \(audioTicks) samples of \(samples)")
+        }
+        #expect(closed.compactMap { $0["samples"] as? Int }.reduce(0, +) == samples)
+    }
+
+    /// Audio alone is cut exactly on the boundary, inside a packet.
+    @Test func audioSegmentsAreCutOnTheSample() throws {
+        let scratch = try RecordScratch()
+        let result = try BuiltBinary.run([
+            "record", "--audio", RecordSources.audio, "--duration", "5", "--segment-time", "2", "--quiet",
+            scratch.path("voice.wav"),
+        ])
+        try #require(result.status == 0, "\(result.stderr)")
+        let durations = try (1...3).map { try RecordOracle.probe(scratch.path("voice-000\($0).wav")).audio?.duration }
+        #expect(durations == [2.0, 2.0, 1.0])
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("voice-0004.wav")))
+    }
+
+    /// --keep deletes the series' oldest files, and never a file the template could not have made.
+    @Test func keepDeletesOnlyTheOldestOfTheSeries() throws {
+        let scratch = try RecordScratch()
+        for name in ["raw-extra.nut", "other.nut"] {
+            FileManager.default.createFile(atPath: scratch.path(name), contents: Data("keep me".utf8))
+        }
+        let result = try BuiltBinary.run([
+            "record", "--video", RecordSources.video, "--codec", "raw", "--duration", "4", "--segment-time", "1",
+            "--keep", "2", "--json", scratch.path("raw.nut"),
+        ])
+        try #require(result.status == 0, "\(result.stderr)")
+        let (events, _) = try Self.events(result.stdout)
+        let deleted = events.filter { $0["event"] as? String == "segment_deleted" }.compactMap { $0["path"] as? String }
+        #expect(deleted == [scratch.path("raw-0001.nut"), scratch.path("raw-0002.nut")])
+        let left = try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).sorted()
+        #expect(left == ["other.nut", "raw-0003.nut", "raw-0004.nut", "raw-extra.nut"])
+    }
+
+    /// --max-total-size keeps the series within its budget, the file being written included.
+    @Test func maxTotalSizeKeepsTheSeriesWithinItsBudget() throws {
+        let scratch = try RecordScratch()
+        // 160x120 yuv420p, 30 frames: 864000 bytes of pictures a segment, 2 of them fit in 2M.
+        let result = try BuiltBinary.run([
+            "record", "--video", RecordSources.video, "--codec", "raw", "--duration", "5", "--segment-time", "1",
+            "--max-total-size", "2M", "--quiet", scratch.path("raw.nut"),
+        ])
+        try #require(result.status == 0, "\(result.stderr)")
+        let left = try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).sorted()
+        #expect(left == ["raw-0004.nut", "raw-0005.nut"])
+        let total = try left.reduce(0) {
+            $0 + ((try FileManager.default.attributesOfItem(atPath: scratch.path($1))[.size] as? Int) ?? 0)
+        }
+        #expect(total <= 2 << 20)
+    }
+
+    /// Without --json, one line per closed segment on stderr; --quiet says nothing.
+    @Test func closedSegmentsAreReportedOnStandardError() throws {
+        let scratch = try RecordScratch()
+        let result = try BuiltBinary.run([
+            "record", "--video", RecordSources.video, "--duration", "2", "--segment-time", "1",
+            scratch.path("cam-%n.mkv"),
+        ])
+        try #require(result.status == 0, "\(result.stderr)")
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.count == 2, "\(result.stderr)")
+        #expect(lines.first?.hasPrefix("segment 1: \(scratch.path("cam-0001.mkv")), 1.00 s from 0.00 s, 30 frames, ") == true)
+        #expect(result.stdout.contains("  segments: 2 files\n"))
+        let quiet = try BuiltBinary.run([
+            "record", "--video", RecordSources.video, "--duration", "2", "--segment-time", "1", "--quiet",
+            scratch.path("q-%n.mkv"),
+        ])
+        #expect(quiet.status == 0 && quiet.stderr.isEmpty && quiet.stdout.isEmpty, "\(quiet.stderr)")
+    }
+
+    /// kill -9 in the third segment: the two before are untouched and whole, the third readable.
+    @Test func killedMidSegmentLeavesTheFinishedOnesWhole() async throws {
+        let scratch = try RecordScratch()
+        let exit = try await RealTimeSlots.run {
+            let process = try ChildProcess.realTime(
+                ["record", "--video", "test", "--segment-time", "2", "--quiet", scratch.path("cam.mkv")], in: scratch)
+            return try await onOwnThread {
+                process.sleep(untilElapsed: 5.8)
+                process.signalGroup(SIGKILL)
+                return process.wait(timeout: 5)
+            }
+        }
+        #expect(exit == .init(status: nil, signal: SIGKILL))
+        for number in 1...2 {
+            let path = scratch.path("cam-000\(number).mkv")
+            #expect(try RecordOracle.probe(path).video?.frames == 60)
+            #expect(try RecordOracle.decodesCleanly(path))
+        }
+        let third = try Self.packets(scratch.path("cam-0003.mkv"), "video")
+        #expect(third.first?.key == true && third.count >= 15, "\(third.count) frames in the third segment")
+    }
+
+    @Test(arguments: [
+        (["--keep", "2"], "--keep applies to segments only (--segment-time or --segment-size)"),
+        (["--utc"], "--utc applies to segments only (--segment-time or --segment-size)"),
+        (["--segment-time", "0"], "--segment-time takes a length such as 90, 10m, 1h or 1h30m, not '0'"),
+        (["--segment-time", "10x"], "--segment-time takes a length such as 90, 10m, 1h or 1h30m, not '10x'"),
+        (["--segment-size", "1M", "--max-total-size", "500k"], "below one segment"),
+        (["--segment-time", "5", "--keep", "0"], "--keep"),
+    ] as [([String], String)])
+    func usageErrors(options: [String], message: String) throws {
+        let scratch = try RecordScratch()
+        let result = try BuiltBinary.run(
+            ["record", "--video", RecordSources.video, "--duration", "1"] + options + [scratch.path("x.mkv")])
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("Error: ") && result.stderr.contains(message), "\(result.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).isEmpty)
+    }
+
+    @Test func segmentsNeedAFileAndATemplateThatParses() throws {
+        let scratch = try RecordScratch()
+        let stream = try BuiltBinary.run([
+            "record", "--video", RecordSources.video, "--segment-time", "5", "rtmp://127.0.0.1:1/live/x",
+        ])
+        #expect(stream.status == 64 && stream.stderr.contains("give a file name (a template)"), "\(stream.stderr)")
+        let template = try BuiltBinary.run([
+            "record", "--video", RecordSources.video, "--segment-time", "5", scratch.path("x-%q.mkv"),
+        ])
+        #expect(template.status == 64 && template.stderr.contains("%q is no template field"), "\(template.stderr)")
+        let folder = try BuiltBinary.run([
+            "record", "--video", RecordSources.video, "--segment-time", "5", scratch.path("%Y/x.mkv"),
+        ])
+        #expect(folder.status == 64 && folder.stderr.contains("in the file name only"), "\(folder.stderr)")
+    }
+}
