@@ -36,7 +36,8 @@ import Testing
     /// The audio samples (per channel) a file decodes to, as ffprobe counts them.
     static func decodedSamples(_ path: String) throws -> Int {
         let result = try ChildProcess.run(
-            "ffprobe", ["-v", "error", "-select_streams", "a:0", "-show_entries", "frame=nb_samples", "-of", "csv=p=0", path])
+            "ffprobe",
+            ["-v", "error", "-select_streams", "a:0", "-show_entries", "frame=nb_samples", "-of", "csv=p=0", path])
         #expect(result.status == 0, "\(result.stderr)")
         return result.stdout.split(separator: "\n").compactMap { Int($0) }.reduce(0, +)
     }
@@ -140,7 +141,9 @@ import Testing
         try #require(result.status == 0, "\(result.stderr)")
         let lines = result.stderr.split(separator: "\n")
         #expect(lines.count == 2, "\(result.stderr)")
-        #expect(lines.first?.hasPrefix("segment 1: \(scratch.path("cam-0001.mkv")), 1.00 s from 0.00 s, 30 frames, ") == true)
+        #expect(
+            lines.first?.hasPrefix("segment 1: \(scratch.path("cam-0001.mkv")), 1.00 s from 0.00 s, 30 frames, ")
+                == true)
         #expect(result.stdout.contains("  segments: 2 files\n"))
         let quiet = try BuiltBinary.run([
             "record", "--video", RecordSources.video, "--duration", "2", "--segment-time", "1", "--quiet",
@@ -171,14 +174,15 @@ import Testing
         #expect(third.first?.key == true && third.count >= 15, "\(third.count) frames in the third segment")
     }
 
-    @Test(arguments: [
-        (["--keep", "2"], "--keep applies to segments only (--segment-time or --segment-size)"),
-        (["--utc"], "--utc applies to segments only (--segment-time or --segment-size)"),
-        (["--segment-time", "0"], "--segment-time takes a length such as 90, 10m, 1h or 1h30m, not '0'"),
-        (["--segment-time", "10x"], "--segment-time takes a length such as 90, 10m, 1h or 1h30m, not '10x'"),
-        (["--segment-size", "1M", "--max-total-size", "500k"], "below one segment"),
-        (["--segment-time", "5", "--keep", "0"], "--keep"),
-    ] as [([String], String)])
+    @Test(
+        arguments: [
+            (["--keep", "2"], "--keep applies to segments only (--segment-time or --segment-size)"),
+            (["--utc"], "--utc applies to segments only (--segment-time or --segment-size)"),
+            (["--segment-time", "0"], "--segment-time takes a length such as 90, 10m, 1h or 1h30m, not '0'"),
+            (["--segment-time", "10x"], "--segment-time takes a length such as 90, 10m, 1h or 1h30m, not '10x'"),
+            (["--segment-size", "1M", "--max-total-size", "500k"], "below one segment"),
+            (["--segment-time", "5", "--keep", "0"], "--keep"),
+        ] as [([String], String)])
     func usageErrors(options: [String], message: String) throws {
         let scratch = try RecordScratch()
         let result = try BuiltBinary.run(

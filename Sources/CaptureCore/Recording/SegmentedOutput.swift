@@ -87,7 +87,8 @@ final class SegmentedOutput: @unchecked Sendable {
         self.formatName = formatName
         self.options = options
         self.replacing = replacing
-        current = Segment(number: 1, container: try OutputContainer(name: plan.template.pattern, formatName: formatName))
+        current = Segment(
+            number: 1, container: try OutputContainer(name: plan.template.pattern, formatName: formatName))
     }
 
     var wantsGlobalHeader: Bool { current.container.wantsGlobalHeader }
@@ -118,8 +119,10 @@ final class SegmentedOutput: @unchecked Sendable {
 
     private func add(_ source: Source, to container: OutputContainer) throws(FFmpegError) -> Int {
         switch source {
-        case .encoder(let encoder): return try container.addStream(encoder: encoder, primed: container === current.container)
-        case .copy(let input, let stream, let timeBase): return try container.addStream(copying: input, stream: stream, timeBase: timeBase)
+        case .encoder(let encoder):
+            return try container.addStream(encoder: encoder, primed: container === current.container)
+        case .copy(let input, let stream, let timeBase):
+            return try container.addStream(copying: input, stream: stream, timeBase: timeBase)
         }
     }
 
@@ -134,14 +137,21 @@ final class SegmentedOutput: @unchecked Sendable {
     ///   keyframe.
     /// - Throws: `.outputExists`, `.cannotCreate` or `.io` when the next file cannot be made.
     func cut(at time: Int64) throws(CaptureError) -> Bool {
-        guard closing == nil, current.container.headerWritten, current.frames > 0 || current.samples > 0 else { return false }
+        guard closing == nil, current.container.headerWritten, current.frames > 0 || current.samples > 0 else {
+            return false
+        }
         let long = boundary.map { time >= $0 } ?? false
         let large = plan.bytes.map { current.container.bytesWritten >= $0 } ?? false
         guard long || large else { return false }
-        let next = Segment(number: current.number + 1, container: try media("preparing the next segment") {
-            () throws(FFmpegError) in try OutputContainer(name: plan.template.pattern, formatName: formatName)
-        })
-        for source in sources { _ = try media("preparing the next segment") { () throws(FFmpegError) in try add(source, to: next.container) } }
+        let next = Segment(
+            number: current.number + 1,
+            container: try media("preparing the next segment") {
+                () throws(FFmpegError) in try OutputContainer(name: plan.template.pattern, formatName: formatName)
+            })
+        for source in sources {
+            _ = try media("preparing the next segment") { () throws(FFmpegError) in try add(source, to: next.container)
+            }
+        }
         try open(next, at: time)
         closing = current
         current = next
@@ -166,7 +176,9 @@ final class SegmentedOutput: @unchecked Sendable {
             try OutputFile(path: path).create(segment.container, options: options, replacing: replacing)
         } catch {
             if error.call == "rename" && error.errno == EEXIST { throw .outputExists(path: path) }
-            if error.call == "avio_open" || error.call == "rename" { throw .cannotCreate(path: path, reason: error.description) }
+            if error.call == "avio_open" || error.call == "rename" {
+                throw .cannotCreate(path: path, reason: error.description)
+            }
             throw .failed("\(path): the \(formatName) muxer refused the streams: \(error)")
         }
         lock.withLock {
@@ -194,14 +206,21 @@ final class SegmentedOutput: @unchecked Sendable {
         var target = current
         if let closing, let cut = pendingCut {
             if isVideo {
-                if packet.isKeyframe && time >= cut { closing.videoDone = true } else if !closing.videoDone { target = closing }
+                if packet.isKeyframe && time >= cut {
+                    closing.videoDone = true
+                } else if !closing.videoDone {
+                    target = closing
+                }
             } else if time < cut && !closing.audioDone {
                 target = closing
                 // Raw PCM across the cut: the head ends the old file, the rest starts the new one.
                 if pcmStreams.contains(stream),
-                    let tail = try media("cutting audio", { () throws(FFmpegError) in
-                        try packet.splitPCM(at: current.container.ticks(ofMicroseconds: cut, stream: stream) - ticks)
-                    })
+                    let tail = try media(
+                        "cutting audio",
+                        { () throws(FFmpegError) in
+                            try packet.splitPCM(
+                                at: current.container.ticks(ofMicroseconds: cut, stream: stream) - ticks)
+                        })
                 {
                     try put(packet, stream: stream, time: time, into: closing)
                     closing.audioDone = true
@@ -247,7 +266,9 @@ final class SegmentedOutput: @unchecked Sendable {
     /// Pushes what the open files' muxers buffer to disk.
     func flush() throws(CaptureError) {
         for segment in [closing, current].compactMap({ $0 }) {
-            do throws(FFmpegError) { try segment.container.flush() } catch { throw Self.writeError(error, path: segment.path) }
+            do throws(FFmpegError) { try segment.container.flush() } catch {
+                throw Self.writeError(error, path: segment.path)
+            }
         }
     }
 
@@ -337,7 +358,8 @@ final class SegmentedOutput: @unchecked Sendable {
 
     private static func writeError(_ error: FFmpegError, path: String) -> CaptureError {
         if error.errno == ENOSPC {
-            return .io(subject: path, reason: "disk full (no space left on device); the segment keeps what was written before")
+            return .io(
+                subject: path, reason: "disk full (no space left on device); the segment keeps what was written before")
         }
         return .io(subject: path, reason: "writing failed: \(error)")
     }
