@@ -40,21 +40,31 @@ public final class Snapshooter {
         if let probe = entry.camera, size == nil {
             size = try ModeSelector.largestSize(inputFormat: request.inputFormat, from: probe)
         }
-        let watchdog = ReadWatchdog(timeout: request.stallTimeout, stop: stop)
-        defer { watchdog.finish() }
+        // A read that blocks is interrupted by a stop (the stop signal's flag) or once the device
+        // has sent nothing for the stall timeout (the flag's deadline, moved on by every packet).
+        let interrupt = stop.interrupt
+        let limit = Int64(request.stallTimeout * 1e6)
+        var lastFed = MonotonicClock.microseconds()
+        func fed() {
+            lastFed = MonotonicClock.microseconds()
+            interrupt.setDeadline(lastFed + limit)
+        }
+        func stalled() -> Bool { !stop.isRequested && MonotonicClock.microseconds() >= lastFed + limit }
+        fed()
+        defer { interrupt.clearDeadline() }
         let source = try InputSource.make(
             device, kind: .video, video: VideoRequest(frameSize: size, inputFormat: request.inputFormat),
             camera: entry.camera)
         let input: InputContainer
         do {
-            input = try source.open(interrupt: watchdog.interrupt)
+            input = try source.open(interrupt: interrupt)
         } catch {
             // A stop while the device opens ends as a stop before the first picture, not an error.
             if stop.isRequested {
                 return SnapshotSummary(
                     device: device.name, input: "", stills: [], stoppedBy: StopSignal.name(of: stop.signal))
             }
-            if watchdog.stalled {
+            if stalled() {
                 throw .io(
                     subject: source.url,
                     reason: "it did not open within \(Self.seconds(request.stallTimeout)) s; the device stalled")
@@ -62,7 +72,7 @@ public final class Snapshooter {
             throw error
         }
         // The stall timeout counts from here: opening a camera may take its time.
-        watchdog.fed()
+        fed()
         if !source.live {
             do throws(FFmpegError) { try input.findStreamInfo() } catch {
                 throw InputSource.captureError(error, device: device, kind: .video)
@@ -101,7 +111,7 @@ public final class Snapshooter {
         var firstTime: Double?
         var firstStillTime: Double?
         var undecodable = 0
-        let started = ReadWatchdog.now()
+        let started = MonotonicClock.microseconds()
         // Intra-only streams (raw, MJPEG) decode a picture from its own packet; others need every
         // packet from a keyframe on.
         let decodesAll = !info.isIntraOnly
@@ -117,7 +127,7 @@ public final class Snapshooter {
                 }
             } catch let error as FFmpegError {
                 if stop.isRequested { break }
-                if watchdog.stalled {
+                if stalled() {
                     throw .io(
                         subject: source.url,
                         reason: "no frame within \(Self.seconds(request.stallTimeout)) s; the device stalled")
@@ -132,9 +142,9 @@ public final class Snapshooter {
                 throw .failed("\(error)")
             }
             guard packet.streamIndex == index else { continue }
-            watchdog.fed()
+            fed()
             let time =
-                packet.pts.map { Double($0) * timeBase } ?? Double(ReadWatchdog.now() - started) / 1e6
+                packet.pts.map { Double($0) * timeBase } ?? Double(MonotonicClock.microseconds() - started) / 1e6
             let first = firstTime ?? time
             firstTime = first
             let number = delivered
