@@ -55,8 +55,7 @@ struct OutputFile {
     ///   `EEXIST` when `path` appeared meanwhile). The hidden file is removed then; `path` is
     ///   never touched.
     func create(_ container: OutputContainer, options: [String: String], replacing: Bool) throws(FFmpegError) {
-        var status = stat()
-        let special = replacing && stat(path, &status) == 0 && status.st_mode & S_IFMT != S_IFREG
+        let special = writesInPlace(replacing: replacing)
         // The `file:` prefix keeps a colon in the path from being read as a protocol name.
         do {
             try container.writeHeader(to: "file:" + (special ? path : temporaryPath), options: options)
@@ -65,13 +64,29 @@ struct OutputFile {
             throw error
         }
         if special { return }
-        let moved = replacing ? rename(temporaryPath, path) : link(temporaryPath, path)
-        if moved == 0 && !replacing { unlink(temporaryPath) }
-        if moved != 0 {
-            let error = FFmpegError(-errno, call: "rename")
+        let failure = moveIntoPlace(replacing: replacing)
+        if failure != 0 {
             container.abandon()
-            unlink(temporaryPath)
-            throw error
+            throw FFmpegError(-failure, call: "rename")
         }
+    }
+
+    /// True for a FIFO or a device given with replacing allowed: it is written as it is, since a
+    /// rename would replace it.
+    func writesInPlace(replacing: Bool) -> Bool {
+        var status = stat()
+        return replacing && stat(path, &status) == 0 && status.st_mode & S_IFMT != S_IFREG
+    }
+
+    /// Moves the written hidden file to `path`: `rename(2)` when replacing, else `link(2)` and
+    /// `unlink(2)`, which fails with `EEXIST` if the name was taken meanwhile. The hidden file is
+    /// gone afterwards either way; on failure `path` is untouched.
+    ///
+    /// - Returns: 0, or the `errno` of the failed move.
+    func moveIntoPlace(replacing: Bool) -> Int32 {
+        let moved = replacing ? rename(temporaryPath, path) : link(temporaryPath, path)
+        let cause = moved == 0 ? 0 : errno
+        if !replacing || moved != 0 { unlink(temporaryPath) }
+        return cause
     }
 }

@@ -14,10 +14,9 @@ enum StillFile {
     ///   `.cannotCreate` (73) when the hidden file cannot be made; `.io` (74) when writing fails
     ///   (a full disk). The hidden file is removed on failure; `path` is never touched then.
     static func write(_ bytes: [UInt8], to path: String, replacing: Bool) throws(CaptureError) {
-        var status = stat()
-        let special = replacing && stat(path, &status) == 0 && status.st_mode & S_IFMT != S_IFREG
-        let temporary = OutputFile(path: path).temporaryPath
-        let target = special ? path : temporary
+        let file = OutputFile(path: path)
+        let special = file.writesInPlace(replacing: replacing)
+        let target = special ? path : file.temporaryPath
         let descriptor =
             special ? open(target, O_WRONLY | O_CLOEXEC) : open(target, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
         guard descriptor >= 0 else {
@@ -39,16 +38,12 @@ enum StillFile {
         if failure == 0 && !special && fsync(descriptor) != 0 { failure = errno }
         if close(descriptor) != 0 && failure == 0 { failure = errno }
         if failure != 0 {
-            if !special { unlink(temporary) }
+            if !special { unlink(file.temporaryPath) }
             throw .io(subject: path, reason: "writing the picture failed: \(String(cString: strerror(failure)))")
         }
         if special { return }
-        let moved = replacing ? rename(temporary, path) : link(temporary, path)
-        let cause = errno
-        if !replacing || moved != 0 { unlink(temporary) }
-        if moved != 0 {
-            if cause == EEXIST { throw .outputExists(path: path) }
-            throw .cannotCreate(path: path, reason: String(cString: strerror(cause)))
-        }
+        let cause = file.moveIntoPlace(replacing: replacing)
+        if cause == EEXIST { throw .outputExists(path: path) }
+        if cause != 0 { throw .cannotCreate(path: path, reason: String(cString: strerror(cause))) }
     }
 }
