@@ -18,7 +18,8 @@ public enum RecordingPlanner {
         let outputs = try OutputPlan(request)
         let defaultCamera = request.video == nil && request.audio == nil ? try DeviceSurvey.defaultCamera() : nil
         try check(request, outputs: outputs, hasVideo: request.video != nil || defaultCamera != nil)
-        if let template = try segmentTemplate(request, outputs: outputs) {
+        let template = try segmentTemplate(request, outputs: outputs)
+        if let template {
             // The first segment's name; later ones are refused as they come if they exist.
             try OutputFile.check(path: template.path(number: 1, date: Date()), replacing: request.force)
         } else if let file = outputs.file {
@@ -37,7 +38,7 @@ public enum RecordingPlanner {
         let video = try videoDevice.map { device throws(CaptureError) in
             try DeviceSurvey.entry(for: device, kind: .video)
         }
-        return try plan(request, survey: DeviceSurvey(video: video, audio: audio))
+        return try plan(request, survey: DeviceSurvey(video: video, audio: audio), checked: (outputs, template))
     }
 
     /// Plans `request` on the surveyed devices. Pure.
@@ -45,15 +46,30 @@ public enum RecordingPlanner {
     /// - Throws: `CaptureError`: `.plan` for options that do not fit the devices or the container;
     ///   the mode selector's and audio planners' errors (64, 69) for what a device cannot do.
     public static func plan(_ request: RecordingRequest, survey: DeviceSurvey) throws(CaptureError) -> RecordingPlan {
-        let outputs = try OutputPlan(request)
+        try plan(request, survey: survey, checked: nil)
+    }
+
+    /// - Parameter checked: the outputs and segment template `plan(_:)` has planned and checked
+    ///   already; nil to plan and check them here.
+    private static func plan(
+        _ request: RecordingRequest, survey: DeviceSurvey, checked: (OutputPlan, OutputTemplate?)?
+    ) throws(CaptureError) -> RecordingPlan {
+        let outputs: OutputPlan
+        let template: OutputTemplate?
+        if let checked {
+            (outputs, template) = checked
+        } else {
+            outputs = try OutputPlan(request)
+            try check(request, outputs: outputs, hasVideo: survey.video != nil)
+            template = try segmentTemplate(request, outputs: outputs)
+        }
         let container = outputs.container
-        try check(request, outputs: outputs, hasVideo: survey.video != nil)
         var plan = RecordingPlan(
             output: outputs.file ?? request.output, outputs: outputs, container: container, force: request.force,
             muxerOptions: muxerOptions(for: container), video: nil, audio: nil, duration: request.duration,
             frameLimit: request.frames, stallTimeout: request.stallTimeout, connectTimeout: request.connectTimeout,
             reconnectTimeout: request.reconnectTimeout, controls: nil, segments: nil)
-        if let template = try segmentTemplate(request, outputs: outputs) {
+        if let template {
             plan.segments = .init(
                 template: template, seconds: request.segmentTime, bytes: request.segmentSize,
                 retention: request.retention)
