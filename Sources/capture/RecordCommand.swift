@@ -161,6 +161,13 @@ struct RecordCommand: Command {
         func number<T: LosslessStringConvertible & Comparable>(_ name: String, _ range: ClosedRange<T>) throws -> T? {
             try arguments.number(name, range, command: Self.spec)
         }
+        /// The value of option `name` read by `parse`; a value it refuses is a usage error saying
+        /// what the option `takes`.
+        func parsed<T>(_ name: String, _ parse: (String) -> T?, takes: String) throws -> T? {
+            guard let text = arguments.value(name) else { return nil }
+            guard let value = parse(text) else { throw fail("\(name) takes \(takes), not '\(text)'") }
+            return value
+        }
         request = RecordingRequest(output: arguments.positionals[0])
         request.video = try arguments.value("--video").map { try DeviceName(parsing: $0) }
         request.audio = try arguments.value("--audio").map { try DeviceName(parsing: $0) }
@@ -170,12 +177,8 @@ struct RecordCommand: Command {
             }
             request.videoSize = size
         }
-        if let text = arguments.value("--framerate") {
-            guard let rate = Rational(parsing: text) else {
-                throw fail("--framerate takes frames per second, e.g. 30, 29.97 or 30000/1001, not '\(text)'")
-            }
-            request.frameRate = rate
-        }
+        request.frameRate = try parsed(
+            "--framerate", Rational.init(parsing:), takes: "frames per second, e.g. 30, 29.97 or 30000/1001")
         request.inputFormat = arguments.value("--input-format")
         request.pixelFormat = arguments.value("--pixel-format")
         if let text = arguments.value("--codec") {
@@ -204,12 +207,7 @@ struct RecordCommand: Command {
             }
             request.preset = preset
         }
-        if let text = arguments.value("--bitrate") {
-            guard let rate = Self.bitRate(text) else {
-                throw fail("--bitrate takes bits per second, e.g. 4M, 800k or 2500000, not '\(text)'")
-            }
-            request.bitRate = rate
-        }
+        request.bitRate = try parsed("--bitrate", Self.bitRate, takes: "bits per second, e.g. 4M, 800k or 2500000")
         request.sampleRate = try number("--sample-rate", 1000...768_000)
         request.channels = try number("--channels", 1...64)
         request.duration = try number("--duration", 0.001...1e9)
@@ -219,39 +217,16 @@ struct RecordCommand: Command {
         request.format = arguments.value("--format")
         request.connectTimeout = try number("--connect-timeout", 0.1...600.0) ?? 5
         request.reconnectTimeout = try number("--reconnect-timeout", 0.0...86400.0) ?? 60
-        if let text = arguments.value("--maxrate") {
-            guard let rate = Self.bitRate(text) else {
-                throw fail("--maxrate takes bits per second, e.g. 3M or 800k, not '\(text)'")
-            }
-            request.maxRate = rate
-        }
-        if let text = arguments.value("--bufsize") {
-            guard let size = Self.bitRate(text) else {
-                throw fail("--bufsize takes bits, e.g. 6M or 1500k, not '\(text)'")
-            }
-            guard request.maxRate != nil else { throw fail("--bufsize needs --maxrate") }
-            request.bufferSize = size
-        }
+        request.maxRate = try parsed("--maxrate", Self.bitRate, takes: "bits per second, e.g. 3M or 800k")
+        request.bufferSize = try parsed("--bufsize", Self.bitRate, takes: "bits, e.g. 6M or 1500k")
+        if request.bufferSize != nil && request.maxRate == nil { throw fail("--bufsize needs --maxrate") }
         request.force = arguments.flag("--force")
-        if let text = arguments.value("--segment-time") {
-            guard let seconds = DurationValue.seconds(text) else {
-                throw fail("--segment-time takes a length such as 90, 10m, 1h or 1h30m, not '\(text)'")
-            }
-            request.segmentTime = seconds
-        }
-        if let text = arguments.value("--segment-size") {
-            guard let bytes = ByteSize.bytes(text) else {
-                throw fail("--segment-size takes a size such as 500M, 2G or 750k, not '\(text)'")
-            }
-            request.segmentSize = bytes
-        }
+        request.segmentTime = try parsed(
+            "--segment-time", DurationValue.seconds, takes: "a length such as 90, 10m, 1h or 1h30m")
+        request.segmentSize = try parsed("--segment-size", ByteSize.bytes, takes: "a size such as 500M, 2G or 750k")
         request.retention.keep = try number("--keep", 1...1_000_000)
-        if let text = arguments.value("--max-total-size") {
-            guard let bytes = ByteSize.bytes(text) else {
-                throw fail("--max-total-size takes a size such as 20G or 500M, not '\(text)'")
-            }
-            request.retention.maxTotalBytes = bytes
-        }
+        request.retention.maxTotalBytes = try parsed(
+            "--max-total-size", ByteSize.bytes, takes: "a size such as 20G or 500M")
         request.utc = arguments.flag("--utc")
         request.controls = try arguments.values("--control").map { text in
             guard let setting = ControlSetting(parsing: text) else {
