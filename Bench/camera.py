@@ -12,15 +12,14 @@ user+sys CPU; peak RSS and RSS over time. The guest is emulated (TCG, one vCPU):
 about half real time, so the H.264 rows show how each tool falls behind, the raw rows the tool itself.
 """
 
-import argparse
 import json
 import os
-import subprocess
 import sys
 
 # Nothing written next to the sources: no __pycache__ in the work tree.
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import guest  # noqa: E402
 import measure  # noqa: E402
 import probe  # noqa: E402
 
@@ -132,35 +131,11 @@ def run_on_host(capture, rounds, folder, repo):
     os.makedirs(folder, exist_ok=True)
     for name in os.listdir(folder):
         os.unlink(os.path.join(folder, name))
-    python = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
     # Boot, the slow first starts, then per round about 10 s for each of three recordings and
     # 20-25 s for ffmpeg's H.264, which falls behind and records past the wall-clock 10 s.
     timeout = 120 + rounds * 150
-    argv = [os.path.join(repo, "Tests", "VM", "run-in-guest"), "--module", MODULE, "--share", folder,
-            "--timeout", str(timeout), "--", python, os.path.abspath(__file__), "--guest",
-            "--capture", capture, "--rounds", str(rounds), "--folder", folder]
-    done = subprocess.run(argv, capture_output=True, text=True)
-    path = os.path.join(folder, "camera.json")
-    if done.returncode != 0 or not os.path.exists(path):
-        tail = (done.stderr.strip().splitlines() or ["no output"])[-5:]
-        return {"error": "the guest run failed (exit %d): %s" % (done.returncode, " | ".join(tail))}
-    with open(path) as f:
-        results = json.load(f)
-    for name in os.listdir(folder):
-        if name != "camera.json":
-            os.unlink(os.path.join(folder, name))
-    return results
+    return guest.run(__file__, MODULE, capture, rounds, folder, repo, timeout, "camera.json")
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--guest", action="store_true", help="run the recordings (inside the guest)")
-    parser.add_argument("--capture", required=True, help="the capture binary")
-    parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--folder", required=True, help="a folder shared with the host")
-    options = parser.parse_args()
-    if not options.guest:
-        repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        print(json.dumps(run_on_host(options.capture, options.rounds, options.folder, repo), indent=1))
-        sys.exit(0)
-    sys.exit(guest_main(options.capture, options.rounds, options.folder))
+    guest.main(__doc__, run_on_host, guest_main, 5)

@@ -14,7 +14,6 @@ the producer sent while the tool ran, which says whether the producer itself kep
 the one emulated CPU it shares with the tool.
 """
 
-import argparse
 import json
 import os
 import subprocess
@@ -25,6 +24,7 @@ import time
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import camera  # noqa: E402
+import guest  # noqa: E402
 import measure  # noqa: E402
 
 DEVICE = "/dev/video30"
@@ -124,37 +124,11 @@ def run_on_host(capture, rounds, folder, repo):
     # Encoded here, where it is quick: testsrc2 at the camera's size and full rate.
     measure.checked(FFMPEG + ["-f", "lavfi", "-i", "testsrc2=size=%s:rate=%d" % (SIZE, RATE), "-t", "10",
                               "-c:v", "mjpeg", "-q:v", "5", os.path.join(folder, CLIP)])
-    python = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
     # Boot, the slow first starts, then per round two recordings of 10 s plus the tools' start-up
     # and ffmpeg's lag when it falls behind.
     timeout = 120 + rounds * 90
-    argv = [os.path.join(repo, "Tests", "VM", "run-in-guest"), "--module", MODULE, "--share", folder,
-            "--timeout", str(timeout), "--", python, os.path.abspath(__file__), "--guest",
-            "--capture", capture, "--rounds", str(rounds), "--folder", folder]
-    done = subprocess.run(argv, capture_output=True, text=True)
-    path = os.path.join(folder, "loopback.json")
-    if not os.path.exists(path):
-        tail = (done.stderr.strip().splitlines() or ["no output"])[-5:]
-        return {"error": "the guest run failed (exit %d): %s" % (done.returncode, " | ".join(tail))}
-    with open(path) as f:
-        results = json.load(f)
-    if done.returncode != 0 and not results.get("error"):
-        results["error"] = "the guest run failed (exit %d)" % done.returncode
-    for name in os.listdir(folder):
-        if name != "loopback.json":
-            os.unlink(os.path.join(folder, name))
-    return results
+    return guest.run(__file__, MODULE, capture, rounds, folder, repo, timeout, "loopback.json")
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--guest", action="store_true", help="run the recordings (inside the guest)")
-    parser.add_argument("--capture", required=True, help="the capture binary")
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--folder", required=True, help="a folder shared with the host")
-    options = parser.parse_args()
-    if not options.guest:
-        repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        print(json.dumps(run_on_host(options.capture, options.rounds, options.folder, repo), indent=1))
-        sys.exit(0)
-    sys.exit(guest_main(options.capture, options.rounds, options.folder))
+    guest.main(__doc__, run_on_host, guest_main, 3)
