@@ -42,6 +42,42 @@ import Testing
         return result.stdout.split(separator: "\n").compactMap { Int($0) }.reduce(0, +)
     }
 
+    /// A disk that fills: with a retention option the oldest segments make room, said once, and
+    /// the recording goes on; without one, exit 74 with the segment finished up to there.
+    @Test(.enabled(if: getuid() == 0, "mounting a small tmpfs to fill up needs root (CI runs as root)"))
+    func fullDiskDeletesTheOldestWhenRetentionIsOn() throws {
+        let scratch = try RecordScratch()
+        let disk = scratch.path("disk")
+        try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: false)
+        let mount = try ChildProcess.run("mount", ["-t", "tmpfs", "-o", "size=8m", "tmpfs", disk])
+        try #require(mount.status == 0, "mount: \(mount.stderr)")
+        defer { _ = try? ChildProcess.run("umount", [disk]) }
+        // 865 kB of raw pictures a second, paced: 14 s is half again what the disk holds.
+        let source = "lavfi:testsrc2=size=160x120:rate=30,realtime"
+        let kept = try BuiltBinary.runNiced([
+            "record", "--video", source, "--codec", "raw", "--duration", "14", "--segment-time", "1", "--keep", "100",
+            "--json", disk + "/raw.nut",
+        ])
+        #expect(kept.status == 0, "\(kept.stderr)")
+        let warnings = kept.stderr.split(separator: "\n")
+        #expect(warnings == ["Warning: the disk holding \(disk)/raw.nut is nearly full; deleting the oldest segments of the series to make room"])
+        let (events, summary) = try Self.events(kept.stdout)
+        #expect(summary["segments"] as? Int == 14)
+        let deleted = events.filter { $0["event"] as? String == "segment_deleted" }.compactMap { $0["path"] as? String }
+        #expect(deleted.first == disk + "/raw-0001.nut" && deleted.count >= 5, "\(deleted)")
+        let left = try FileManager.default.contentsOfDirectory(atPath: disk).sorted()
+        #expect(left.last == "raw-0014.nut" && left.count == 14 - deleted.count, "\(left)")
+        #expect(try RecordOracle.probe(disk + "/raw-0014.nut").video?.frames == 30)
+
+        for name in left { try FileManager.default.removeItem(atPath: disk + "/" + name) }
+        let full = try BuiltBinary.runNiced([
+            "record", "--video", source, "--codec", "raw", "--duration", "14", "--segment-time", "1", "--quiet",
+            disk + "/full.nut",
+        ])
+        #expect(full.status == 74, "\(full.stderr)")
+        #expect(full.stderr.contains("disk full (no space left on device); the segment keeps what was written before"))
+    }
+
     @Test(arguments: ["mp4", "mkv", "nut"])
     func segmentsStartWithAKeyframeAndHoldEverySample(ext: String) throws {
         let scratch = try RecordScratch()

@@ -343,17 +343,54 @@ final class SegmentedOutput: @unchecked Sendable {
             defer { events = [] }
             return events
         }
-        guard taken.contains(where: { $0.event == .closed }), !plan.retention.isEmpty else { return taken }
+        guard !plan.retention.isEmpty else { return taken }
+        let closed = taken.contains { $0.event == .closed }
+        let shortBy = closedAll ? 0 : spaceShortfall()
+        guard closed || shortBy > 0 else { return taken }
         let (written, busy) = lock.withLock { (finishedPaths, inFlight) }
         let files = SeriesFile.list(template: plan.template, written: written).filter { !busy.contains($0.path) }
         let open = current.container.headerWritten && !closedAll ? current.path : nil
         let openBytes = open == nil ? 0 : current.container.bytesWritten
-        for file in plan.retention.deletions(among: files, current: open, currentBytes: openBytes)
-        where unlink(file.path) == 0 {
+        var doomed = closed ? plan.retention.deletions(among: files, current: open, currentBytes: openBytes) : []
+        if shortBy > 0 {
+            // The disk fills before the limits are reached: the oldest go now, so the recording
+            // goes on rather than ending on a full disk.
+            let left = files.filter { file in !doomed.contains { $0.path == file.path } }
+            let room = RetentionPolicy.freeing(shortBy, among: left, current: open)
+            if !room.isEmpty && !warnedFull {
+                warnedFull = true
+                pendingWarning =
+                    "the disk holding \(plan.template.pattern) is nearly full; deleting the oldest segments "
+                    + "of the series to make room"
+            }
+            doomed += room
+        }
+        for file in doomed where unlink(file.path) == 0 {
             let number = lock.withLock { numbers[file.path] }
             taken.append(SegmentEvent(event: .deleted, path: file.path, number: number, size: file.bytes))
         }
         return taken
+    }
+
+    /// A line for the user, once: the disk filled and the oldest segments make room.
+    func takeWarning() -> String? {
+        defer { pendingWarning = nil }
+        return pendingWarning
+    }
+    private var pendingWarning: String?
+    private var warnedFull = false
+
+    /// Bytes missing from the free space the recording should have ahead of it in its folder:
+    /// four seconds of what it writes, and at least 4 MiB; 0 when there is enough.
+    private func spaceShortfall() -> Int64 {
+        var status = statvfs()
+        let folder = plan.template.directory.isEmpty ? "." : plan.template.directory
+        guard statvfs(folder, &status) == 0 else { return 0 }
+        let free = Int64(status.f_bavail) * Int64(status.f_frsize)
+        let seconds = Double(max(current.end, 1)) / 1e6
+        let rate = Double(bytesWritten) / seconds
+        let reserve = max(Int64(4 << 20), Int64(rate * 4))
+        return max(0, reserve - free)
     }
 
     private static func writeError(_ error: FFmpegError, path: String) -> CaptureError {

@@ -75,6 +75,7 @@ extension RecordingSession {
     func reportSegments() {
         guard let segments else { return }
         for event in segments.takeEvents() { onSegment?(event) }
+        if let warning = segments.takeWarning() { onWarning(warning) }
     }
 
     private var videoSummary: RecordingSummary.Video? {
