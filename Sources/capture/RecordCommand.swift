@@ -35,7 +35,8 @@ struct RecordCommand: Command {
         arguments: [
             ArgumentSpec(
                 name: "output",
-                help: "The file to write (its extension chooses the container), or a stream: rtmp://, rtmps:// or srt:// URL.",
+                help:
+                    "The file to write (its extension chooses the container), - for standard output (with --format), or a stream: rtmp://, rtmps:// or srt:// URL.",
                 kind: .file(extensions: ContainerFormat.all.map(\.fileExtension)))
         ],
         options: [
@@ -291,7 +292,14 @@ struct RecordCommand: Command {
             return 0
         }
         if progressLine { printError("\r\u{1B}[K") }
-        if json {
+        if request.output == "-" {
+            // Standard output carries the recording: the summary goes to stderr.
+            if json {
+                printError(try jsonText(result.summary) + "\n")
+            } else if !quiet {
+                printError(Self.summaryText(result.summary))
+            }
+        } else if json {
             try printJSON(result.summary)
         } else if !quiet {
             print(Self.summaryText(result.summary), terminator: "")
@@ -353,7 +361,7 @@ struct RecordCommand: Command {
 
     static func summaryText(_ s: RecordingSummary) -> String {
         var out =
-            "\(s.streams != nil && s.output == s.streams?.first?.url ? "Streamed" : "Recorded") \(s.output): \(s.container), \(String(cFormat: "%.2f", s.duration)) s, \(byteText(s.fileSize))\n"
+            "\(s.streams != nil && s.output == s.streams?.first?.url ? "Streamed" : "Recorded") \(s.output == "-" ? "standard output" : s.output): \(s.container), \(String(cFormat: "%.2f", s.duration)) s, \(byteText(s.fileSize))\n"
         if let v = s.video {
             var rate = "\(v.frameRate.decimalDescription) fps"
             if let delivered = v.frameRateDelivered {

@@ -207,6 +207,52 @@ import Testing
         #expect(!result.stderr.contains(Self.key))
     }
 
+    /// Ctrl-C while a silent server keeps the connection waiting: the command ends at once,
+    /// nothing recorded, exit 0, not at the connect timeout.
+    @Test func stopWhileConnectingEndsAtOnce() throws {
+        let scratch = try RecordScratch()
+        let silent = try FreePort.Silent()
+        let process = try ChildProcess.recording(
+            [
+                "record", "--video", "test", "--connect-timeout", "30",
+                "rtmp://127.0.0.1:\(silent.port)/live/\(Self.key)",
+            ], in: scratch)
+        process.sleep(untilElapsed: 1.5)
+        process.signalGroup(SIGINT)
+        let exit = process.wait(timeout: 10)
+        #expect(exit?.status == 0, "\(process.stderr)")
+        #expect(process.elapsed < 5, "ended \(process.elapsed) s after the start")
+        #expect(process.stderr.contains("before the first frame"), "\(process.stderr)")
+    }
+
+    /// SRT's own connect timeout (3 s) follows --connect-timeout, and its cause names SRT's
+    /// settings, not RTMP's.
+    @Test func srtWithoutAListenerWaitsTheConnectTimeout() throws {
+        let port = try FreePort.udp()
+        let start = Date()
+        let result = try BuiltBinary.run([
+            "record", "--video", "test", "--duration", "1", "--connect-timeout", "5", "srt://127.0.0.1:\(port)",
+        ])
+        let took = Date().timeIntervalSince(start)
+        #expect(result.status == 69, "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("check the port, the passphrase and the stream id"), "\(result.stderr)")
+        #expect(took >= 4.5 && took < 12, "took \(took) s")
+    }
+
+    /// `--format nut -` writes the recording to standard output, and the summary to stderr.
+    @Test func standardOutputCarriesTheRecording() throws {
+        let scratch = try RecordScratch()
+        let file = scratch.path("piped.nut")
+        let result = try ChildProcess.run(
+            "sh", ["-c", "\"$0\" record --video test --duration 2 --format nut - > \"$1\"", BuiltBinary.path, file])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("Recorded standard output: nut, 2.00 s"), "\(result.stderr)")
+        let oracle = try RecordOracle.probe(file)
+        #expect(oracle.video?.frames == 60)
+        #expect(try RecordOracle.decodesCleanly(file))
+    }
+
     @Test func silentServerTimesOut() throws {
         let silent = try FreePort.Silent()
         let start = Date()
@@ -326,6 +372,14 @@ import Testing
             (["--also", "b.mkv", "a.mkv"], "a recording writes one file"),
             (["--codec", "raw", "rtmp://127.0.0.1:9/live/k"], "flv cannot carry raw video"),
             (["http://example.com/x"], "other URLs are not outputs"),
+            (["--format", "mpegts", "rtmp://127.0.0.1:9/live/k"], "RTMP carries FLV only"),
+            (["--format", "mp4", "udp://127.0.0.1:9"], "cannot stream; use mpegts"),
+            (["rtmp://127.0.0.1:99999/live/k"], "'99999' is no port"),
+            (["rtmp:///live/k"], "the URL names no host"),
+            (["srt://127.0.0.1"], "srt:// needs a port"),
+            (["srt://127.0.0.1:9000?passphrase=short"], "an SRT passphrase has 10 to 79 characters, not 5"),
+            (["--audio", "test", "a.wav", "--also", "rtmp://127.0.0.1:9/live/k"], "a .wav file holds PCM"),
+            (["-"], "'-' writes to standard output: name the container with --format"),
         ] {
             let result = try BuiltBinary.run(["record", "--video", "test"] + arguments)
             #expect(result.status == 64, "\(arguments): \(result.stderr)")

@@ -13,6 +13,8 @@ final class NetworkDeadline: Sendable {
     /// The CLOCK_MONOTONIC time in microseconds after which calls fail; 0: no limit.
     private let deadline = Atomic<Int64>(0)
     private let aborted = Atomic<Bool>(false)
+    /// A stop that ends the waiting as well, while set (`linking`).
+    private let stop = Mutex<InterruptFlag?>(nil)
 
     init() {}
 
@@ -33,8 +35,19 @@ final class NetworkDeadline: Sendable {
         return limit != 0 && Self.now() >= limit
     }
 
+    /// True when the linked stop flag is raised.
+    var isStopped: Bool { stop.withLock { $0?.isRaised ?? false } }
+
     /// Whether FFmpeg should give up now.
-    var isRaised: Bool { isAborted || hasExpired }
+    var isRaised: Bool { isAborted || hasExpired || isStopped }
+
+    /// Runs `body` with `flag` ending the waiting as well: a Ctrl-C while a server is being
+    /// reached need not wait for the timeout.
+    func linking<T, E: Error>(_ flag: InterruptFlag, _ body: () throws(E) -> T) throws(E) -> T {
+        stop.withLock { $0 = flag }
+        defer { stop.withLock { $0 = nil } }
+        return try body()
+    }
 
     /// The callback for `AVFormatContext.interrupt_callback` and `avio_open2`. The deadline must
     /// outlive every context it is given to.

@@ -55,6 +55,8 @@ struct OutputFile {
     ///   `EEXIST` when `path` appeared meanwhile). The hidden file is removed then; `path` is
     ///   never touched.
     func create(_ container: OutputContainer, options: [String: String], replacing: Bool) throws(FFmpegError) {
+        // Standard output (`-`) is written as the pipe it is.
+        if path == "-" { return try container.writeHeader(to: "pipe:1", options: options) }
         let special = writesInPlace(replacing: replacing)
         // The `file:` prefix keeps a colon in the path from being read as a protocol name.
         do {

@@ -31,9 +31,20 @@ public struct OutputPlan: Sendable {
             let target = OutputTarget(text)
             let format = position == 0 ? request.format : nil
             if target.isNetwork {
-                guard let muxer = format ?? target.impliedMuxer else { continue }
+                if let problem = target.problem { throw .usage("\(target.printable): \(problem)") }
+                // A file's extension names a muxer as well (`mkv` is Matroska's).
+                let named = format.map { name in
+                    ContainerFormat.all.first { $0.fileExtension == name.lowercased() }?.muxer ?? name.lowercased()
+                }
+                guard let muxer = named ?? target.impliedMuxer else { continue }
                 guard av_guess_format(muxer, nil, nil) != nil else {
                     throw .usage("\(.format): FFmpeg has no muxer named '\(muxer)'; for a stream use flv or mpegts")
+                }
+                if target.scheme?.hasPrefix("rtmp") == true && muxer != "flv" {
+                    throw .usage("\(target.printable): RTMP carries FLV only; leave out \(.format) or give flv")
+                }
+                if ["mp4", "mov", "ipod", "ismv"].contains(muxer) {
+                    throw .usage("\(.format) \(muxer) writes its index at the end of a file and cannot stream; use mpegts")
                 }
                 if streams.contains(where: { $0.target.url == target.url }) {
                     throw .usage("\(target.printable) is given twice")
@@ -46,8 +57,11 @@ public struct OutputPlan: Sendable {
                     "'\(OutputTarget.scrubbed(text))': record streams to rtmp://, rtmps:// and srt:// URLs "
                         + "(and udp:// or tcp:// with MPEG-TS); other URLs are not outputs")
             }
-            if text == "-" {
-                throw .usage("'-': a recording writes to a file or a stream URL, not to standard output")
+            if text == "-" && (position > 0 || format == nil) {
+                throw .usage(
+                    position > 0
+                        ? "'-' (standard output) can only be the recording's first output"
+                        : "'-' writes to standard output: name the container with \(.format) (nut, mkv, mpegts ...)")
             }
             if let file {
                 throw .usage("a recording writes one file ('\(file)' and '\(text)'); give the other outputs as stream URLs")
@@ -72,6 +86,12 @@ public struct OutputPlan: Sendable {
         self.streams = streams
         if let fileContainer {
             container = fileContainer
+            // FFmpeg's WAV muxer takes AAC, but almost no player reads it there.
+            if !streams.isEmpty && fileContainer.muxer == "wav" {
+                throw .usage(
+                    "a .wav file holds PCM, which no stream carries, and the file and the streams share one encode; "
+                        + "record the file as .m4a (or .mkv) alongside a stream")
+            }
             if !streams.isEmpty {
                 container = ContainerFormat(
                     fileExtension: fileContainer.fileExtension, muxer: fileContainer.muxer,
@@ -84,6 +104,10 @@ public struct OutputPlan: Sendable {
                 fileExtension: muxer, muxer: muxer, defaultVideoCodec: .h264, defaultAudioCodec: .aac)
         }
     }
+
+    /// True when the "file" is standard output (`-`): written as a pipe, never moved into place
+    /// or read back.
+    public var toStandardOutput: Bool { file == "-" }
 
     /// True when the recording has no file, only streams.
     public var streamsOnly: Bool { file == nil }

@@ -17,7 +17,7 @@ public struct OutputTarget: Hashable, Sendable {
         "passphrase", "streamid", "key", "pass", "password", "token", "secret", "auth", "pbkeylen_secret",
     ]
 
-    /// The path or URL as given, for the muxer; may hold secrets.
+    /// The path or URL as given (a URL's scheme in lower case), for the muxer; may hold secrets.
     public let url: String
     /// The URL's scheme, lower case (`rtmp`, `srt`); nil for a file path.
     public let scheme: String?
@@ -32,15 +32,19 @@ public struct OutputTarget: Hashable, Sendable {
     /// Reads `text` as a URL when it starts with `SCHEME://` for a scheme of `streamingSchemes`,
     /// else as a file path (a colon in a file name stays a file name).
     public init(_ text: String) {
-        url = text
         let lower = text.lowercased()
         if let range = lower.firstRange(of: "://"),
             Self.streamingSchemes[String(lower[..<range.lowerBound])] != nil
         {
             let scheme = String(lower[..<range.lowerBound])
             self.scheme = scheme
-            (printable, secrets) = Self.redact(text, scheme: scheme, schemeEnd: range.upperBound)
+            // FFmpeg knows its protocols by lower-case names only (`RTMP://` is "not found").
+            let normalized = scheme + text.dropFirst(scheme.count)
+            url = normalized
+            (printable, secrets) = Self.redact(
+                normalized, scheme: scheme, schemeEnd: normalized.index(normalized.startIndex, offsetBy: scheme.count + 3))
         } else {
+            url = text
             scheme = nil
             printable = text
             secrets = []
@@ -56,6 +60,45 @@ public struct OutputTarget: Hashable, Sendable {
             return String(authority[authority.index(after: authority.startIndex)..<close])
         }
         return String(authority.prefix { $0 != ":" })
+    }
+
+    /// The port a URL names, as written (nil: none, or not a number); nil for a file.
+    public var port: Int? { portText.flatMap { Int($0) } }
+
+    /// The text after the host's colon, if any.
+    private var portText: String? {
+        guard scheme != nil, let range = url.firstRange(of: "://") else { return nil }
+        var authority = url[range.upperBound...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
+            authority = authority[authority.index(after: close)...]
+        }
+        guard let colon = authority.firstIndex(of: ":") else { return nil }
+        return String(authority[authority.index(after: colon)...])
+    }
+
+    /// Why the URL cannot be streamed to as written, before anything is opened; nil when it can:
+    /// no host, a port that is no port, an SRT/UDP/TCP URL without one, an SRT passphrase of the
+    /// wrong length.
+    public var problem: String? {
+        guard let scheme else { return nil }
+        if host?.isEmpty ?? true { return "the URL names no host (\(scheme)://HOST:PORT/...)" }
+        if let text = portText {
+            guard let port = Int(text), (1...65535).contains(port) else {
+                return "'\(text)' is no port; ports go from 1 to 65535"
+            }
+        } else if ["srt", "udp", "tcp"].contains(scheme) {
+            return "\(scheme):// needs a port (\(scheme)://HOST:PORT)"
+        }
+        if scheme == "srt", let query = url.firstIndex(of: "?") {
+            for pair in url[url.index(after: query)...].split(separator: "&") where pair.lowercased().hasPrefix("passphrase=") {
+                let value = pair.dropFirst("passphrase=".count)
+                if !(10...79).contains(value.count) {
+                    return "an SRT passphrase has 10 to 79 characters, not \(value.count)"
+                }
+            }
+        }
+        return nil
     }
 
     /// The muxer a URL implies (`flv` for RTMP, `mpegts` for SRT, UDP and TCP); nil for a file,

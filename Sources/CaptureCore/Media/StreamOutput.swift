@@ -50,6 +50,9 @@ final class StreamOutput: @unchecked Sendable {
     private var backlogBytes = 0
     private var finishing = false
     private var awaitingKeyframe = false
+    /// After resuming at a keyframe: audio before it (microseconds), which the encoder's delay
+    /// sends ahead of the keyframe, is dropped too, so the stream's audio and video start together.
+    private var resumedAt: Int64?
     private var events: [String] = []
     private var bytesBefore: Int64 = 0
     private var bytesNow: Int64 = 0
@@ -90,10 +93,11 @@ final class StreamOutput: @unchecked Sendable {
         return format.pointee.flags & AVFMT_GLOBALHEADER != 0
     }
 
-    /// Connects and sends the header, on the caller's thread, within `connectTimeout`.
+    /// Connects and sends the header, on the caller's thread, within `connectTimeout`; `stop`
+    /// (raised by a stop request) ends the attempt at once.
     ///
     /// - Throws: `CaptureError.unreachable` (exit 69) naming the printable URL and the cause.
-    func connect() throws(CaptureError) {
+    func connect(stop: InterruptFlag) throws(CaptureError) {
         // FFmpeg's RTMP reports an unknown host as a bare I/O error; asking first names the cause.
         if let host = target.host, !host.isEmpty {
             var found: UnsafeMutablePointer<addrinfo>?
@@ -101,13 +105,14 @@ final class StreamOutput: @unchecked Sendable {
             if let found { freeaddrinfo(found) }
             if code != 0 {
                 let why = String(cString: gai_strerror(code))
-                throw .unreachable(subject: target.printable, reason: "host not found (\(why))")
+                throw .unreachable(subject: target.printable, reason: "host not found (\(why)); check the name")
             }
         }
         do {
-            muxer = try open(timeout: settings.connectTimeout)
+            muxer = try deadline.linking(stop) { () throws(FFmpegError) in try open(timeout: settings.connectTimeout) }
             lock.withLock { phase = .connected }
         } catch {
+            if deadline.isStopped { throw .failed("\(target.printable): stopped while connecting") }
             throw .unreachable(subject: target.printable, reason: cause(of: error, timeout: settings.connectTimeout))
         }
     }
@@ -129,12 +134,21 @@ final class StreamOutput: @unchecked Sendable {
                 dropped += 1
                 return
             }
+            let time = packet.pts.map { Rescale.rescale($0, from: Rational(parameters[index].timeBase), to: Rescale.microsecond) }
             if awaitingKeyframe {
                 if hasVideo && !(isVideo && packet.isKeyframe) {
                     dropped += 1
                     return
                 }
                 awaitingKeyframe = false
+                resumedAt = hasVideo ? time : nil
+            }
+            if !isVideo, let resumedAt {
+                if let time, time < resumedAt {
+                    dropped += 1
+                    return
+                }
+                self.resumedAt = nil
             }
             if backlog.count >= settings.backlogPackets || backlogBytes + packet.size > settings.backlogBytes {
                 // The connection is slower than the stream: what is queued goes out, then the
@@ -174,10 +188,13 @@ final class StreamOutput: @unchecked Sendable {
     ///
     /// - Returns: the output's report for the summary.
     func finish(timeout: Double = 5) -> StreamReport {
-        lock.withLock {
+        let connected = lock.withLock {
             finishing = true
             lock.broadcast()
+            return phase == .connected
         }
+        // Nothing to send while the connection is down: an attempt to reconnect ends now.
+        if !connected { deadline.abort() }
         if started {
             if done.wait(timeout: .now() + timeout) == .timedOut {
                 deadline.abort()
@@ -300,11 +317,25 @@ final class StreamOutput: @unchecked Sendable {
     private func open(timeout: Double) throws(FFmpegError) -> NetworkMuxer {
         let muxer = try NetworkMuxer(url: target.url, formatName: formatName, streams: parameters, deadline: deadline)
         // SRT in live mode drops what is not yet acknowledged when the socket closes: the last
-        // half second of the stream. Lingering up to 2 s lets it arrive.
-        let options = target.scheme == "srt" ? ["linger": "2"] : [:]
+        // half second of the stream. Lingering up to 2 s lets it arrive. Its own connect timeout
+        // (3 s unless told, in milliseconds) follows ours.
+        var options: [String: String] = [:]
+        if target.scheme == "srt" {
+            Self.quietSRT
+            options = ["linger": "2", "connect_timeout": "\(max(1, Int(timeout * 1000)))"]
+        }
         try muxer.open(url: target.url, options: options, timeout: timeout)
         return muxer
     }
+
+    /// libsrt prints its warnings (a rejected passphrase, a lost peer) straight to stderr, beside
+    /// FFmpeg's log; FFmpeg's SRT protocol reports the failure itself. Its level is set once, to
+    /// critical messages only, through `srt_setloglevel` as libavformat loaded it.
+    private static let quietSRT: Void = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "srt_setloglevel") else { return }
+        let setLevel = unsafeBitCast(symbol, to: (@convention(c) (Int32) -> Void).self)
+        setLevel(2)  // LOG_CRIT
+    }()
 
     /// One short cause for a failed network call, secrets scrubbed: "connection refused",
     /// "host not found", "no answer within 5 s", or FFmpeg's own words.
@@ -326,9 +357,16 @@ final class StreamOutput: @unchecked Sendable {
         {
             return "host not found (\(text))"
         }
+        if target.scheme == "rtmp" && text.contains("handshake") {
+            return "the server did not answer as RTMP (\(text)); if it speaks TLS on that port, use rtmps://"
+        }
         // FFmpeg's TLS names the failed layer only in its log, which the error's text carries.
         if target.scheme == "rtmps" && text.contains("tls://") {
             return "the TLS handshake failed (\(text)); does the server speak TLS (rtmps) on that port?"
+        }
+        if target.scheme == "srt" {
+            return "the listener refused the connection or did not answer (\(text)); "
+                + "check the port, the passphrase and the stream id"
         }
         if error.call == "avformat_write_header" || error.code == CFFmpeg_AVERROR(EIO) {
             return "the server refused the stream (\(text)); check the application name and stream key"

@@ -22,7 +22,7 @@ public enum RecordingPlanner {
         if let template {
             // The first segment's name; later ones are refused as they come if they exist.
             try OutputFile.check(path: template.path(number: 1, date: Date()), replacing: request.force)
-        } else if let file = outputs.file {
+        } else if let file = outputs.file, !outputs.toStandardOutput {
             try OutputFile.check(path: file, replacing: request.force)
         }
         var videoDevice = defaultCamera
@@ -117,7 +117,7 @@ public enum RecordingPlanner {
             }
             return nil
         }
-        guard let file = outputs.file else { throw .plan(.segmentsNeedFile) }
+        guard let file = outputs.file, !outputs.toStandardOutput else { throw .plan(.segmentsNeedFile) }
         try request.retention.validate(segmentBytes: request.segmentSize)
         return try OutputTemplate(file, utc: request.utc)
     }

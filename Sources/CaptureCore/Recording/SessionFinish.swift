@@ -38,7 +38,9 @@ extension RecordingSession {
                 failure = .io(subject: plan.output, reason: "the finished file does not read back: \(problem)")
             }
             var status = stat()
-            let size = stat(plan.output, &status) == 0 ? Int64(status.st_size) : output.bytesWritten
+            let size =
+                !plan.outputs.toStandardOutput && stat(plan.output, &status) == 0
+                ? Int64(status.st_size) : output.bytesWritten
             summary = RecordingSummary(
                 output: plan.output, container: plan.container.muxer, video: nil, audio: nil, startOffset: nil,
                 duration: check.duration ?? recordedDuration ?? 0, fileSize: size,
@@ -121,7 +123,8 @@ extension RecordingSession {
     ///   replacing allowed is written once, in place); else why it stays fragmented, for the summary.
     private func finishFastStart() -> String? {
         var status = stat()
-        guard FastStartRewrite.muxers.contains(plan.container.muxer), stat(plan.output, &status) == 0,
+        guard FastStartRewrite.muxers.contains(plan.container.muxer), !plan.outputs.toStandardOutput,
+            stat(plan.output, &status) == 0,
             status.st_mode & S_IFMT == S_IFREG
         else { return nil }
         do {
@@ -144,8 +147,10 @@ extension RecordingSession {
         return (Double(last - first + 1) / rate.doubleValue * 1e6).rounded() / 1e6
     }
 
-    /// Reopens the finished file as a player would and checks its streams and duration.
+    /// Reopens the finished file as a player would and checks its streams and duration; a pipe
+    /// (standard output) cannot be read back, and its length is the recording's.
     private func verify() -> (duration: Double?, problem: String?) {
+        if plan.outputs.toStandardOutput { return (encodedDuration, nil) }
         let expected = (video == nil ? 0 : 1) + (audio == nil ? 0 : 1)
         // A stream that got nothing (a stop before the microphone's first sample) may be left out
         // of a finished MP4, whose rewrite keeps only tracks with samples.

@@ -45,7 +45,7 @@ extension RecordingSession {
     ///
     /// - Throws: `CaptureError.unreachable` (69) for the first server that cannot be reached.
     func connectStreams() throws(CaptureError) {
-        for stream in streams { try stream.connect() }
+        for stream in streams { try stream.connect(stop: stop.interrupt) }
         for stream in streams { stream.start() }
     }
 
