@@ -332,9 +332,9 @@ struct RecordCommand: Command {
     }
 
     /// `  stream: rtmp://host/live/***: flv, 1.2 MiB sent, 300 packets, 0 dropped, 0 reconnects, 0.0 s disconnected, finished`
-    static func streamText(_ r: StreamReport) -> String {
+    static func streamText(_ r: StreamReport, number: Int? = nil) -> String {
         var out =
-            "  stream: \(r.url): \(r.container), \(byteText(r.bytes)) sent, \(r.packetsSent) packets, "
+            "  stream\(number.map { " \($0)" } ?? ""): \(r.url): \(r.container), \(byteText(r.bytes)) sent, \(r.packetsSent) packets, "
             + "\(r.packetsDropped) dropped, \(r.reconnects) reconnect\(r.reconnects == 1 ? "" : "s"), "
             + "\(String(cFormat: "%.1f", r.secondsDisconnected)) s disconnected, \(r.state)\n"
         if let error = r.error { out += "          last error: \(error)\n" }
@@ -400,7 +400,11 @@ struct RecordCommand: Command {
         if let segments = s.segments { out += "  segments: \(segments) file\(segments == 1 ? "" : "s")\n" }
         out += "  stopped by: \(s.stopReason)\n"
         if let problem = s.finishProblem { out += "  note: \(problem)\n" }
-        for stream in s.streams ?? [] { out += streamText(stream) }
+        let streams = s.streams ?? []
+        for (index, stream) in streams.enumerated() {
+            // Two streams to one server read alike once their keys are hidden: they are numbered.
+            out += streamText(stream, number: streams.count > 1 ? index + 1 : nil)
+        }
         return out
     }
 }

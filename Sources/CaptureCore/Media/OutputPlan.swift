@@ -47,7 +47,7 @@ public struct OutputPlan: Sendable {
                     throw .usage("\(.format) \(muxer) writes its index at the end of a file and cannot stream; use mpegts")
                 }
                 if streams.contains(where: { $0.target.url == target.url }) {
-                    throw .usage("\(target.printable) is given twice")
+                    throw .usage("\(target.printable) is given twice (the same URL, stream key included)")
                 }
                 streams.append(Stream(target: target, muxer: muxer))
                 continue

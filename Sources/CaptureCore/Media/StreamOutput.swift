@@ -53,6 +53,8 @@ final class StreamOutput: @unchecked Sendable {
     /// After resuming at a keyframe: audio before it (microseconds), which the encoder's delay
     /// sends ahead of the keyframe, is dropped too, so the stream's audio and video start together.
     private var resumedAt: Int64?
+    /// Set while packets are dropped for a full backlog, so that it is said once per episode.
+    private var slow = false
     private var events: [String] = []
     private var bytesBefore: Int64 = 0
     private var bytesNow: Int64 = 0
@@ -154,6 +156,12 @@ final class StreamOutput: @unchecked Sendable {
                 // The connection is slower than the stream: what is queued goes out, then the
                 // stream picks up at a keyframe, as the decoder needs.
                 dropped += 1
+                if !slow {
+                    slow = true
+                    events.append(
+                        "\(target.printable): the connection takes less than the stream sends (or the server stopped "
+                            + "reading); dropping packets until it catches up")
+                }
                 awaitingKeyframe = hasVideo
                 return
             }
@@ -161,6 +169,7 @@ final class StreamOutput: @unchecked Sendable {
                 dropped += 1
                 return
             }
+            slow = false
             backlog.append((copy, index))
             backlogBytes += copy.size
             lock.signal()
@@ -262,7 +271,9 @@ final class StreamOutput: @unchecked Sendable {
             backlogBytes = 0
             bytesBefore += bytesNow
             bytesNow = 0
-            events.append("\(target.printable): connection lost (\(reason)); reconnecting")
+            events.append(
+                "\(target.printable): connection lost (\(reason))"
+                    + (settings.reconnectTimeout > 0 ? "; reconnecting" : "; not reconnecting (reconnect timeout 0)"))
         }
         try? muxer?.finish(trailer: false, timeout: 0)
         muxer = nil
