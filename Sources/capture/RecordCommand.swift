@@ -292,17 +292,20 @@ struct RecordCommand: Command {
             return 0
         }
         if progressLine { printError("\r\u{1B}[K") }
+        var summary = result.summary
+        // The error as this command words it, with its own option names.
+        if let failure = result.failure { summary.error = failure.line }
         if request.output == "-" {
             // Standard output carries the recording: the summary goes to stderr.
             if json {
-                printError(try jsonText(result.summary) + "\n")
+                printError(try jsonText(summary) + "\n")
             } else if !quiet {
-                printError(Self.summaryText(result.summary))
+                printError(Self.summaryText(summary))
             }
         } else if json {
-            try printJSON(result.summary)
+            try printJSON(summary)
         } else if !quiet {
-            print(Self.summaryText(result.summary), terminator: "")
+            print(Self.summaryText(summary), terminator: "")
         }
         if let failure = result.failure {
             printError("Error: \(failure.line)\n")

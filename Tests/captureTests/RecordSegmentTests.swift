@@ -108,7 +108,12 @@ import Testing
             let videoStart = try #require(video.map(\.time).min())
             let audioStart = try #require(audio.map(\.time).min())
             #expect(abs(videoStart - audioStart) <= 0.1, "\(path): video at \(videoStart) s, audio at \(audioStart) s")
-            audioTicks += try Self.decodedSamples(path)
+            let decoded = try Self.decodedSamples(path)
+            if !aac {
+                // Raw PCM is cut on the boundary's very sample.
+                #expect(decoded == (index < 2 ? 96000 : 48000), "\(path): \(decoded) samples")
+            }
+            audioTicks += decoded
         }
         if aac {
             // AAC: whole 1024-sample frames, the encoder's priming one in the first segment.
@@ -218,6 +223,9 @@ import Testing
             (["--segment-time", "10x"], "--segment-time takes a length such as 90, 10m, 1h or 1h30m, not '10x'"),
             (["--segment-size", "1M", "--max-total-size", "500k"], "below one segment"),
             (["--segment-time", "5", "--keep", "0"], "--keep"),
+        (["--segment-time", "0.5"], "--segment-time takes 1 s or more, not 0.5"),
+        (["--segment-size", "100k"], "--segment-size takes 1M or more"),
+        (["--audio", RecordSources.audio, "--audio-codec", "flac", "--segment-time", "5"], "FLAC cannot be cut"),
         ] as [([String], String)])
     func usageErrors(options: [String], message: String) throws {
         let scratch = try RecordScratch()
@@ -238,6 +246,10 @@ import Testing
             "record", "--video", RecordSources.video, "--segment-time", "5", scratch.path("x-%q.mkv"),
         ])
         #expect(template.status == 64 && template.stderr.contains("%q is no template field"), "\(template.stderr)")
+        let coarse = try BuiltBinary.run([
+            "record", "--video", RecordSources.video, "--segment-time", "10", scratch.path("x-%H%M.mkv"),
+        ])
+        #expect(coarse.status == 64 && coarse.stderr.contains("its names change every 60 s"), "\(coarse.stderr)")
         let folder = try BuiltBinary.run([
             "record", "--video", RecordSources.video, "--segment-time", "5", scratch.path("%Y/x.mkv"),
         ])

@@ -71,7 +71,18 @@ final class OutputContainer {
         try check(
             avcodec_parameters_from_context(stream.pointee.codecpar, encoder.context), "avcodec_parameters_from_context"
         )
-        if !primed { stream.pointee.codecpar.pointee.initial_padding = 0 }
+        if !primed {
+            let parameters = stream.pointee.codecpar!
+            parameters.pointee.initial_padding = 0
+            // Opus says its priming in its own header (OpusHead's pre-skip, bytes 10-11), which
+            // Ogg and Matroska readers follow: 0 there too, or each later file loses 6.5 ms.
+            if parameters.pointee.codec_id == AV_CODEC_ID_OPUS, parameters.pointee.extradata_size >= 19,
+                let header = parameters.pointee.extradata
+            {
+                header[10] = 0
+                header[11] = 0
+            }
+        }
         stream.pointee.time_base = encoder.timeBase
         if encoder.context.pointee.codec_type == AVMEDIA_TYPE_VIDEO {
             stream.pointee.avg_frame_rate = encoder.context.pointee.framerate

@@ -118,8 +118,29 @@ public enum RecordingPlanner {
             return nil
         }
         guard let file = outputs.file, !outputs.toStandardOutput else { throw .plan(.segmentsNeedFile) }
+        // Shorter ones would be cut less often than asked: the next cut waits for the last
+        // frames of the one before to leave the encoder.
+        if let seconds = request.segmentTime, seconds < 1 {
+            throw .usage("\(.segmentTime) takes 1 s or more, not \(RecordingLoop.seconds(seconds))")
+        }
+        if let bytes = request.segmentSize, bytes < 1 << 20 {
+            throw .usage("\(.segmentSize) takes 1M or more, not \(bytes) bytes")
+        }
+        // FLAC numbers its frames from the encoder's start and writes its totals at the end:
+        // a later segment would be no FLAC file of its own.
+        if request.audio != nil, (request.audioCodec ?? outputs.container.defaultAudioCodec) == .flac {
+            throw .usage(
+                "FLAC cannot be cut into segments that stand on their own; record the segments as .wav, "
+                    + "or with \(.audioCodec, "pcm") into .mkv")
+        }
         try request.retention.validate(segmentBytes: request.segmentSize)
-        return try OutputTemplate(file, utc: request.utc)
+        let template = try OutputTemplate(file, utc: request.utc)
+        if !template.numbersFiles, let seconds = request.segmentTime, seconds < template.finestPeriod ?? .infinity {
+            throw .usage(
+                "\(file): its names change \(template.finestPeriod.map { "every \(RecordingLoop.seconds($0)) s" } ?? "never"), "
+                    + "less often than segments start; add %n, or a finer time field")
+        }
+        return template
     }
 
     static func check(

@@ -125,8 +125,10 @@ public final class RecordingSession {
     private func open() throws(CaptureError) {
         try applyControls()
         if let video = plan.video { self.video = try openVideo(video) }
-        if let segments, let path = video?.path {
-            path.cutPoint = { (time) throws(CaptureError) in try segments.cut(at: time) }
+        if let segments, let video {
+            video.path.cutPoint = { (time) throws(CaptureError) in try segments.cut(at: time) }
+            // A camera's own H.264, copied, can start a segment only at its keyframes.
+            segments.videoCutsAnywhere = !video.path.copies || video.input.isIntraOnly
         }
         if let audio = plan.audio { self.audio = try openAudio(audio) }
         try connectStreams()

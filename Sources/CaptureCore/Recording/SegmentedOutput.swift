@@ -137,12 +137,38 @@ final class SegmentedOutput: @unchecked Sendable {
     ///   keyframe.
     /// - Throws: `.outputExists`, `.cannotCreate` or `.io` when the next file cannot be made.
     func cut(at time: Int64) throws(CaptureError) -> Bool {
+        // Audio reached the boundary first and opened the next segment there: this frame is its
+        // first.
+        if videoOwesKeyframe, let cut = pendingCut, time >= cut {
+            videoOwesKeyframe = false
+            return true
+        }
+        guard isDue(at: time) else { return false }
+        try openNext(at: time)
+        return true
+    }
+
+    /// Set when the video path can start a segment on any frame (it encodes, or every frame it
+    /// copies is a keyframe): audio that reaches a boundary before the video does then opens the
+    /// next segment on the boundary itself, and is cut there.
+    var videoCutsAnywhere = true
+    /// A segment opened by audio on a boundary whose first frame the video path has not ordered
+    /// a keyframe for yet.
+    private var videoOwesKeyframe = false
+
+    /// True when the current segment has reached its length at `time`, or its size.
+    private func isDue(at time: Int64) -> Bool {
         guard closing == nil, current.container.headerWritten, current.frames > 0 || current.samples > 0 else {
             return false
         }
         let long = boundary.map { time >= $0 } ?? false
         let large = plan.bytes.map { current.container.bytesWritten >= $0 } ?? false
-        guard long || large else { return false }
+        return long || large
+    }
+
+    /// Opens the next segment, starting at `time`; the current one finishes once both streams
+    /// have passed it.
+    private func openNext(at time: Int64) throws(CaptureError) {
         let next = Segment(
             number: current.number + 1,
             container: try media("preparing the next segment") {
@@ -158,12 +184,18 @@ final class SegmentedOutput: @unchecked Sendable {
         pendingCut = time
         if videoStreams.isEmpty { closing?.videoDone = true }
         if videoStreams.count == sources.count { closing?.audioDone = true }
-        return true
     }
 
     /// Writes its header to the segment's file, named from the template for `time`.
     private func open(_ segment: Segment, at time: Int64) throws(CaptureError) {
         let path = plan.template.path(number: segment.number, date: Date())
+        // A name this recording gave before is never written again, whatever --force says.
+        if lock.withLock({ numbers[path] != nil }) || path == current.path || path == closing?.path {
+            throw .cannotCreate(
+                path: path,
+                reason: "the template gave this name to an earlier segment of this recording; "
+                    + "add %n or a finer time field to it")
+        }
         segment.path = path
         segment.start = time
         segment.end = time
@@ -182,6 +214,7 @@ final class SegmentedOutput: @unchecked Sendable {
             throw .failed("\(path): the \(formatName) muxer refused the streams: \(error)")
         }
         lock.withLock {
+            numbers[path] = segment.number
             events.append(SegmentEvent(event: .opened, path: path, number: segment.number, start: Self.seconds(time)))
         }
     }
@@ -196,12 +229,16 @@ final class SegmentedOutput: @unchecked Sendable {
         let ticks = packet.pts ?? packet.dts ?? 0
         let time = current.container.microseconds(ofTicks: ticks, stream: stream)
         if !current.container.headerWritten { try open(current, at: 0) }
-        if videoStreams.isEmpty {
-            // Audio alone is cut at its first packet past the boundary, or raw PCM at the boundary
-            // itself, inside the packet.
+        if !isVideo && (videoStreams.isEmpty || videoCutsAnywhere) {
+            // Audio that reaches a boundary opens the next segment on it: raw PCM is cut there,
+            // inside its packet; a packet of another codec goes whole to the side it starts on.
             let end = time + current.container.microseconds(ofTicks: packet.duration, stream: stream)
-            let exact = boundary.flatMap { pcmStreams.contains(stream) && time < $0 && end > $0 ? $0 : nil }
-            _ = try cut(at: exact ?? time)
+            if let boundary, end > boundary, isDue(at: end) {
+                try openNext(at: boundary)
+                videoOwesKeyframe = !videoStreams.isEmpty
+            } else if videoStreams.isEmpty, isDue(at: time) {
+                try openNext(at: time)
+            }
         }
         var target = current
         if let closing, let cut = pendingCut {
@@ -324,6 +361,8 @@ final class SegmentedOutput: @unchecked Sendable {
     ///
     /// - Returns: the first error, if finishing one failed.
     func finish() -> CaptureError? {
+        // The ones being finished first, so that the events come in order.
+        finishers.wait()
         var failure: CaptureError?
         for segment in [closing, current].compactMap({ $0 }) where segment.container.headerWritten {
             let event = Self.finish(segment, formatName: formatName, hasVideo: hasVideo, hasAudio: hasAudio)
@@ -348,7 +387,10 @@ final class SegmentedOutput: @unchecked Sendable {
         let shortBy = closedAll ? 0 : spaceShortfall()
         guard closed || shortBy > 0 else { return taken }
         let (written, busy) = lock.withLock { (finishedPaths, inFlight) }
-        let files = SeriesFile.list(template: plan.template, written: written).filter { !busy.contains($0.path) }
+        // Never a file this run has open, being finished, or about to finish.
+        let files = SeriesFile.list(template: plan.template, written: written).filter {
+            !busy.contains($0.path) && $0.path != closing?.path
+        }
         let open = current.container.headerWritten && !closedAll ? current.path : nil
         let openBytes = open == nil ? 0 : current.container.bytesWritten
         var doomed = closed ? plan.retention.deletions(among: files, current: open, currentBytes: openBytes) : []
@@ -381,7 +423,7 @@ final class SegmentedOutput: @unchecked Sendable {
     private var warnedFull = false
 
     /// Bytes missing from the free space the recording should have ahead of it in its folder:
-    /// four seconds of what it writes, and at least 4 MiB; 0 when there is enough.
+    /// four seconds of what it writes, and at least 1 MiB; 0 when there is enough.
     private func spaceShortfall() -> Int64 {
         var status = statvfs()
         let folder = plan.template.directory.isEmpty ? "." : plan.template.directory
@@ -389,7 +431,7 @@ final class SegmentedOutput: @unchecked Sendable {
         let free = Int64(status.f_bavail) * Int64(status.f_frsize)
         let seconds = Double(max(current.end, 1)) / 1e6
         let rate = Double(bytesWritten) / seconds
-        let reserve = max(Int64(4 << 20), Int64(rate * 4))
+        let reserve = max(Int64(1 << 20), Int64(rate * 4))
         return max(0, reserve - free)
     }
 

@@ -74,6 +74,32 @@ public struct OutputTemplate: Hashable, Sendable {
         self.utc = utc
     }
 
+    /// True when names hold the file's number (`%n`), which tells every file apart.
+    public var numbersFiles: Bool { fields.contains("n") }
+
+    /// Seconds between two different names from the finest time field (`%S` 1, `%M` 60, `%H`
+    /// 3600, `%d` a day ...); nil when no field changes with time. Files started closer together
+    /// than this, without `%n`, would get the same name.
+    public var finestPeriod: Double? {
+        let periods: [(Set<Character>, Double)] = [
+            (["S", "s", "T"], 1), (["M", "R"], 60), (["H", "k", "l", "I"], 3600),
+            (["d", "e", "j", "a", "A", "u", "w", "F"], 86400), (["U", "V", "W"], 7 * 86400),
+            (["m", "b", "B", "h"], 28 * 86400), (["y", "Y", "C", "g", "G"], 365 * 86400),
+        ]
+        return periods.first { !$0.0.isDisjoint(with: fields) }?.1
+    }
+
+    /// The field letters the file name holds.
+    private var fields: Set<Character> {
+        var found = Set<Character>()
+        var characters = fileName.makeIterator()
+        while let c = characters.next() {
+            guard c == "%", let field = characters.next() else { continue }
+            if field != "%" { found.insert(field) }
+        }
+        return found
+    }
+
     /// The path of file `number` (1 for the first) started at `date`.
     public func path(number: Int, date: Date) -> String {
         var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
@@ -127,12 +153,19 @@ public struct OutputTemplate: Hashable, Sendable {
             }
             switch field {
             case "%": expression += "%"
-            case "n": expression += "[0-9]{4,}"
+            // What the fields can write, and no more: a number from 0001 (never 0000, never a
+            // zero before five digits), months 01-12, days 01-31, hours 00-23 ...
+            case "n": expression += "(?:(?!0000)[0-9]{4}|[1-9][0-9]{4,})"
+            case "m": expression += "(?:0[1-9]|1[0-2])"
+            case "d": expression += "(?:0[1-9]|[12][0-9]|3[01])"
+            case "H": expression += "(?:[01][0-9]|2[0-3])"
+            case "M": expression += "[0-5][0-9]"
+            case "S": expression += "(?:[0-5][0-9]|60)"
             case "Y", "G": expression += "[0-9]{4,}"
             case "s": expression += "-?[0-9]+"
             case "j": expression += "[0-9]{3}"
             case "u", "w": expression += "[0-9]"
-            case "C", "d", "g", "H", "I", "m", "M", "S", "U", "V", "W", "y": expression += "[0-9]{2}"
+            case "C", "g", "I", "U", "V", "W", "y": expression += "[0-9]{2}"
             case "e", "k", "l": expression += "[ 0-9][0-9]"
             case "F": expression += "[0-9]{4,}-[0-9]{2}-[0-9]{2}"
             case "R": expression += "[0-9]{2}:[0-9]{2}"

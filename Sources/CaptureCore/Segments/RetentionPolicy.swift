@@ -48,7 +48,9 @@ public struct RetentionPolicy: Hashable, Sendable {
         if let keep, finished.count > keep { doomed = finished.count - keep }
         if let maxTotalBytes {
             var total = finished[doomed...].reduce(currentBytes) { $0 + $1.bytes }
-            while total > maxTotalBytes && doomed < finished.count {
+            // The newest finished file stays whatever the budget: a series never deletes itself
+            // down to nothing.
+            while total > maxTotalBytes && doomed < finished.count - 1 {
                 total -= finished[doomed].bytes
                 doomed += 1
             }
@@ -56,12 +58,12 @@ public struct RetentionPolicy: Hashable, Sendable {
         return Array(finished.prefix(doomed))
     }
 
-    /// The oldest files whose deletion frees at least `bytes` (a full disk), or all of them when
-    /// they hold less; never `current`.
+    /// The oldest files whose deletion frees at least `bytes` (a full disk), or all but the newest
+    /// when they hold less; never `current`.
     public static func freeing(_ bytes: Int64, among files: [SeriesFile], current: String?) -> [SeriesFile] {
         var freed: Int64 = 0
         var chosen: [SeriesFile] = []
-        for file in files.filter({ $0.path != current }).sorted(by: SeriesFile.olderFirst) where freed < bytes {
+        for file in files.filter({ $0.path != current }).sorted(by: SeriesFile.olderFirst).dropLast() where freed < bytes {
             chosen.append(file)
             freed += file.bytes
         }

@@ -131,7 +131,13 @@ import Testing
 
     @Test func freeingTakesTheOldestUntilEnough() {
         #expect(RetentionPolicy.freeing(150, among: Self.files, current: nil).map(\.path) == ["a", "b"])
-        #expect(RetentionPolicy.freeing(1000, among: Self.files, current: "a").map(\.path) == ["b", "c", "d"])
+        // The newest finished file stays, however much is wanted.
+        #expect(RetentionPolicy.freeing(1000, among: Self.files, current: "a").map(\.path) == ["b", "c"])
+    }
+
+    @Test func aBudgetBelowOneFileKeepsTheNewest() {
+        #expect(RetentionPolicy(maxTotalBytes: 10).deletions(among: Self.files, current: nil).map(\.path) == ["a", "b", "c"])
+        #expect(RetentionPolicy(maxTotalBytes: 10).deletions(among: Self.files, current: "d", currentBytes: 50).map(\.path) == ["a", "b"])
     }
 
     @Test func validation() throws {
