@@ -53,6 +53,7 @@ public enum RecordingPlanner {
             muxerOptions: muxerOptions(for: container), video: nil, audio: nil, duration: request.duration,
             frameLimit: request.frames, stallTimeout: request.stallTimeout, connectTimeout: request.connectTimeout,
             reconnectTimeout: request.reconnectTimeout, controls: nil, segments: nil)
+        if request.reconnect { plan.deviceReconnect = .init(timeout: request.deviceReconnectTimeout) }
         if let template = try segmentTemplate(request, outputs: outputs) {
             plan.segments = .init(
                 template: template, seconds: request.segmentTime, bytes: request.segmentSize,

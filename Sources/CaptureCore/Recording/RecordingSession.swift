@@ -136,8 +136,20 @@ public final class RecordingSession {
     func addReader(_ input: InputContainer, stream index: Int, source: InputSource, lane: Int) {
         readers.append(
             InputReader(
-                input: input, stream: index, source: source, lane: lane, queue: queue, interrupt: stop.interrupt))
+                input: input, stream: index, source: source, lane: lane, queue: queue, interrupt: stop.interrupt,
+                reconnect: plan.deviceReconnect))
     }
+
+    /// What `RecordingLoop.reportLinks` keeps between calls: the gap count when a device was
+    /// lost, and a camera's return not told yet (seconds away, frames written by then).
+    struct LinkReports {
+        var gapsAtLoss: [Int: Int] = [:]
+        var pendingBack: [Int: (Double, Int)] = [:]
+    }
+    var linkReports = LinkReports()
+
+    /// The reader of `lane`.
+    func reader(lane: Int) -> InputReader? { readers.first { $0.lane == lane } }
 
     /// Writes a packet, creating the file and writing the header on the first one.
     func mux(_ packet: Packet, stream: Int) throws(CaptureError) {
