@@ -88,7 +88,8 @@ struct RecordCommand: Command {
             .option(
                 "--reconnect-timeout", "seconds",
                 help:
-                    "Keep trying this long to reconnect a stream whose connection broke; with --reconnect, how long a lost device is waited for (default: forever).",
+                    "Keep trying this long to reconnect a stream whose connection broke; with --reconnect, also "
+                    + "how long a lost device is waited for, which is for ever when this is not given.",
                 default: "60"),
             .flag(
                 "--reconnect",

@@ -118,6 +118,29 @@ check "gone for good: with what came before ($dur s)" test "${dur%.*}" -ge 2
 for _ in $(seq 50); do [[ -e $cam ]] && break; sleep 0.1; done
 check "gone for good: the camera is back for what follows" v4l2-ctl -d $cam --stream-mmap --stream-count=3
 
+# Ctrl-C while the camera is away and waited for (no timeout): the file is finalized with what
+# came before, exit 0, at once.
+rc=0
+"$CAPTURE" record --video $cam --video-size 320x180 --framerate 30 --preset ultrafast --reconnect \
+    --json "$out/int.mkv" >"$VM_OUT/int.out" 2>"$VM_OUT/int.err" &
+pid=$!
+appeared "$out/int.mkv" >/dev/null || true
+sleep 2
+echo vivid.0 >$vivid/unbind
+sleep 1.5
+kill -INT $pid
+signalled=$(date +%s%N)
+wait $pid || rc=$?
+took=$(tenths_since "$signalled")
+echo vivid.0 >$vivid/bind
+check_eq "Ctrl-C while waiting: exit 0" 0 "$rc"
+check "Ctrl-C while waiting: within 3 s ($took tenths)" test "$took" -le 30
+check_eq "Ctrl-C while waiting: the file reads back" 0 "$(ffprobe -v error "$out/int.mkv" >/dev/null 2>&1; echo $?)"
+check "Ctrl-C while waiting: with what came before ($(value "$out/int.mkv" format=duration) s)" \
+    test "$(value "$out/int.mkv" format=duration | cut -d. -f1)" -ge 1
+check_eq "Ctrl-C while waiting: the summary has no reconnect" 0 "$(json "$VM_OUT/int.out" 'd["video"]["reconnects"]')"
+for _ in $(seq 50); do [[ -e $cam ]] && break; sleep 0.1; done
+
 # A microphone lost and back: snd-dummy's card unbound 2 s in, bound again 2 s later; the gap is
 # silence and the file lasts as asked.
 card=$(grep -l '^Dummy$' /sys/class/sound/card*/id | head -n 1)
