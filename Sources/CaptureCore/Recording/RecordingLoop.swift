@@ -123,8 +123,10 @@ struct RecordingLoop {
                 switch event {
                 case .lost(let reason):
                     s.linkReports.gapsAtLoss[reader.lane] = s.video?.path.gaps ?? 0
+                    if isVideo { s.releaseControls() }
                     s.onWarning("\(reader.name): the device was lost (\(reason)); waiting for it to come back")
                 case .back(let seconds):
+                    if isVideo { s.reapplyControls() }
                     if isVideo, let video = s.video {
                         s.linkReports.pendingBack[reader.lane] = (seconds, video.path.written)
                     } else {

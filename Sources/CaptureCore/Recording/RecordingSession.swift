@@ -43,6 +43,8 @@ public final class RecordingSession {
     var audioEncoderPlan: AudioEncoderPlan?
     /// The controls `applyControls` set, kept for the summary and the restore.
     var appliedControls: AppliedControls?
+    /// What `applyControls` wrote on a camera that was lost and has not come back.
+    var lostCameraControls: ControlReport?
 
     /// Prepares the muxer (`avformat_alloc_output_context2`); no device opens and no file is
     /// created yet.

@@ -67,7 +67,7 @@ extension RecordingSession {
         summary.audio = audioSummary
         summary.startOffset = startOffset.map { ($0 * 1e6).rounded() / 1e6 }
         if !streamReports.isEmpty { summary.streams = streamReports }
-        summary.controls = appliedControls?.report
+        summary.controls = appliedControls?.report ?? lostCameraControls
         return RecordingResult(summary: summary, failure: failure)
     }
 

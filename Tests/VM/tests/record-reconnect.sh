@@ -42,22 +42,25 @@ check_reconnected() { # NAME FILE OUT ERR
     check "$1: the node is free again" v4l2-ctl -d $cam --stream-mmap --stream-count=3
 }
 
-# (1) vivid's disconnect control 3 s in; the node comes back once every handle is closed.
+# (1) vivid's disconnect control 3 s in; the node comes back once every handle is closed, the
+# one capture holds to set a control included.
 rc=0
 "$CAPTURE" record --video $cam --video-size 320x180 --framerate 30 --preset ultrafast --duration 10 --reconnect \
-    --json "$out/disc.mkv" >"$VM_OUT/disc.out" 2>"$VM_OUT/disc.err" &
+    --control brightness=200 --restore-controls --json "$out/disc.mkv" >"$VM_OUT/disc.out" 2>"$VM_OUT/disc.err" &
 pid=$!
 appeared "$out/disc.mkv" >/dev/null || true
 sleep 3
 v4l2-ctl -d $cam -c disconnect=1
 wait $pid || rc=$?
 check_eq "disconnect: exit 0" 0 "$rc"
+check_eq "disconnect: the control is restored at the end" 128 "$(v4l2-ctl -d $cam -C brightness | awk '{ print $2 }')"
 check_reconnected disconnect "$out/disc.mkv" "$VM_OUT/disc.out" "$VM_OUT/disc.err"
 
-# (2) The driver unbound in sysfs 3 s in (the node goes away), bound again 2 s later.
+# (2) The driver unbound in sysfs 3 s in (the node goes away), bound again 2 s later. The camera
+# comes back with its default controls; the one asked is set again.
 rc=0
 "$CAPTURE" record --video $cam --video-size 320x180 --framerate 30 --preset ultrafast --duration 10 --reconnect \
-    --json "$out/unbind.mkv" >"$VM_OUT/unbind.out" 2>"$VM_OUT/unbind.err" &
+    --control brightness=200 --restore-controls --json "$out/unbind.mkv" >"$VM_OUT/unbind.out" 2>"$VM_OUT/unbind.err" &
 pid=$!
 appeared "$out/unbind.mkv" >/dev/null || true
 sleep 3
@@ -65,8 +68,12 @@ echo vivid.0 >$vivid/unbind
 sleep 2
 check "unbind: the node is gone meanwhile" test ! -e $cam
 echo vivid.0 >$vivid/bind
+sleep 2
+brightness=$(v4l2-ctl -d $cam -C brightness | awk '{ print $2 }')
 wait $pid || rc=$?
 check_eq "unbind: exit 0" 0 "$rc"
+check_eq "unbind: the control is set again on the camera that came back" 200 "$brightness"
+check_eq "unbind: and restored at the end" 128 "$(v4l2-ctl -d $cam -C brightness | awk '{ print $2 }')"
 check_reconnected unbind "$out/unbind.mkv" "$VM_OUT/unbind.out" "$VM_OUT/unbind.err"
 check "unbind: away about 2 s ($(json "$VM_OUT/unbind.out" 'd["video"]["seconds_disconnected"]'))" \
     near "$(json "$VM_OUT/unbind.out" 'd["video"]["seconds_disconnected"]')" 2 1
