@@ -39,6 +39,7 @@ enum OptionNames {
         case .format: "--format"
         case .connectTimeout: "--connect-timeout"
         case .reconnectTimeout: "--reconnect-timeout"
+        case .reconnect: "--reconnect"
         case .maxRate: "--maxrate"
         case .bufferSize: "--bufsize"
         }

@@ -87,8 +87,16 @@ struct RecordCommand: Command {
                 "--connect-timeout", "seconds", help: "Give up on a server that does not answer at the start (exit 69).",
                 default: "5"),
             .option(
-                "--reconnect-timeout", "seconds", help: "Keep trying this long to reconnect a stream whose connection broke.",
+                "--reconnect-timeout", "seconds",
+                help:
+                    "Keep trying this long to reconnect a stream whose connection broke; with --reconnect, also "
+                    + "how long a lost device is waited for, which is for ever when this is not given.",
                 default: "60"),
+            .flag(
+                "--reconnect",
+                help:
+                    "When the camera or microphone is lost, keep the file, wait for the same device to come back "
+                    + "and continue; the gap is missing frames and silence."),
             .option(
                 "--segment-time", "duration",
                 help: "Cut the recording into files of this length (90, 10m, 1h); OUTPUT is then a template."),
@@ -217,7 +225,10 @@ struct RecordCommand: Command {
         request.also = arguments.values("--also")
         request.format = arguments.value("--format")
         request.connectTimeout = try number("--connect-timeout", 0.1...600.0) ?? 5
-        request.reconnectTimeout = try number("--reconnect-timeout", 0.0...86400.0) ?? 60
+        let reconnectTimeout = try number("--reconnect-timeout", 0.0...86400.0)
+        request.reconnectTimeout = reconnectTimeout ?? 60
+        request.reconnect = arguments.flag("--reconnect")
+        if request.reconnect { request.deviceReconnectTimeout = reconnectTimeout }
         request.maxRate = try parsed("--maxrate", Self.bitRate, takes: "bits per second, e.g. 3M or 800k")
         request.bufferSize = try parsed("--bufsize", Self.bitRate, takes: "bits, e.g. 6M or 1500k")
         if request.bufferSize != nil && request.maxRate == nil { throw fail("--bufsize needs --maxrate") }
@@ -362,6 +373,13 @@ struct RecordCommand: Command {
         }
     }
 
+    /// "         lost and back 2 times, 4.6 s away (frames missing)", or nothing without reconnecting.
+    static func reconnectText(_ count: Int?, _ seconds: Double?, what: String) -> String {
+        guard let count, let seconds, count > 0 || seconds > 0 else { return "" }
+        let times = count == 1 ? "once" : "\(count) times"
+        return "         lost and back \(times), \(String(cFormat: "%.1f", seconds)) s away (\(what))\n"
+    }
+
     static func summaryText(_ s: RecordingSummary) -> String {
         var out =
             "\(s.streams != nil && s.output == s.streams?.first?.url ? "Streamed" : "Recorded") \(s.output == "-" ? "standard output" : s.output): \(s.container), \(String(cFormat: "%.2f", s.duration)) s, \(byteText(s.fileSize))\n"
@@ -386,6 +404,7 @@ struct RecordCommand: Command {
             if v.framesSkippedAtStart > 0 {
                 out += "         \(v.framesSkippedAtStart) frames before the camera's first keyframe skipped\n"
             }
+            out += reconnectText(v.reconnects, v.secondsDisconnected, what: "frames missing")
         }
         if let a = s.audio {
             var channels = a.channels == 1 ? "1 channel" : "\(a.channels) channels"
@@ -395,6 +414,7 @@ struct RecordCommand: Command {
             out += "  audio: \(a.device) \(a.input) -> \(a.codec) \(a.sampleFormat) \(a.sampleRate) Hz \(channels)\n"
             out +=
                 "         \(a.samples) samples written, \(a.overruns) overruns, starts at \(String(cFormat: "%.3f", a.start)) s\n"
+            out += reconnectText(a.reconnects, a.secondsDisconnected, what: "silence")
         }
         if let offset = s.startOffset {
             out += "  audio/video start offset: \(String(cFormat: "%+.3f", offset)) s\n"

@@ -78,6 +78,45 @@ import Testing
         }
     }
 
+    @Test func reconnectWaitsForeverUnlessItsTimeoutIsGiven() throws {
+        let forever = try RecordCommand(try parse(["--video", "test", "--reconnect", "x.mkv"], as: RecordCommand.spec))
+        #expect(forever.request.reconnect)
+        #expect(forever.request.deviceReconnectTimeout == nil)
+        #expect(forever.request.reconnectTimeout == 60)
+        let bounded = try RecordCommand(
+            try parse(["--video", "test", "--reconnect", "--reconnect-timeout", "2", "x.mkv"], as: RecordCommand.spec))
+        #expect(bounded.request.deviceReconnectTimeout == 2)
+        #expect(bounded.request.reconnectTimeout == 2)
+        // Without --reconnect the timeout is the streams' alone.
+        let streamsOnly = try RecordCommand(
+            try parse(["--video", "test", "--reconnect-timeout", "5", "x.mkv"], as: RecordCommand.spec))
+        #expect(!streamsOnly.request.reconnect)
+        #expect(streamsOnly.request.deviceReconnectTimeout == nil)
+    }
+
+    @Test func summaryTextTellsReconnects() throws {
+        let json = """
+            {"output": "out.mkv", "container": "matroska", "duration": 10, "file_size": 1000, "stop_reason": "duration",
+             "video": {"device": "/dev/video10", "input": "rawvideo yuyv422", "codec": "libx264", "width": 320,
+                       "height": 180, "pixel_format": "yuv420p", "frame_rate": {"numerator": 30, "denominator": 1},
+                       "frames_written": 230, "frames_dropped": {"late": 0, "corrupt": 0, "gaps": 70},
+                       "frames_skipped_at_start": 0, "start": 0, "reconnects": 1, "seconds_disconnected": 2.3},
+             "audio": {"device": "hw:CARD=USB", "input": "pcm_s16le s16 48000 Hz 2 channels", "codec": "pcm_s16le",
+                       "sample_rate": 48000, "channels": 2, "sample_format": "s16", "samples": 480000,
+                       "overruns": 0, "start": 0, "reconnects": 2, "seconds_disconnected": 4.0}}
+            """
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        let text = RecordCommand.summaryText(try decoder.decode(RecordingSummary.self, from: Data(json.utf8)))
+        #expect(text.contains("lost and back once, 2.3 s away (frames missing)"))
+        #expect(text.contains("lost and back 2 times, 4.0 s away (silence)"))
+        // A summary without reconnecting says nothing of it.
+        let plain = json.replacingOccurrences(
+            of: #", "reconnects": \d, "seconds_disconnected": [0-9.]+"#, with: "", options: .regularExpression)
+        let plainText = RecordCommand.summaryText(try decoder.decode(RecordingSummary.self, from: Data(plain.utf8)))
+        #expect(!plainText.contains("lost and back"))
+    }
+
     @Test func aSlowCameraIsSaidToBeSlow() throws {
         let json = """
             {"output": "out.mkv", "container": "matroska", "duration": 4, "file_size": 1000, "stop_reason": "duration",

@@ -6,6 +6,12 @@ import Synchronization
 /// Reads one input on its own thread: blocking reads, each packet stamped on the session clock
 /// and handed to the packet queue.
 ///
+/// With `reconnect`, a device lost in a read (ENODEV, ENXIO, EIO) does not end the lane: the
+/// reader lets go of it, tries to open the same device again every half second (a camera must
+/// report the card and bus it had, so another camera that took the node is not recorded), and
+/// reads on from the new input on the same lane; `link` tells the loop. The session clock runs on
+/// meanwhile, so the gap is missing frames and, in the audio path, silence.
+///
 /// The reader lets go of its input in `close()`, once the thread has ended. A V4L2 packet maps
 /// one of the driver's buffers and gives it back through the input when it is freed; such a packet
 /// holds the input open itself (`DeviceBufferLease`), so the device closes when the reader and the
@@ -13,18 +19,23 @@ import Synchronization
 final class InputReader: @unchecked Sendable {
     private var input: InputContainer?
     private let streamIndex: Int
-    private let lane: Int
+    let lane: Int
     private let queue: PacketQueue
     private let interrupt: InterruptFlag
     private var mapper: TimestampMapper
     private let timeBase: Rational
-    private let source: InputSource
+    let source: InputSource
     private let done = DispatchSemaphore(value: 0)
+    /// How a lost device is waited for; nil: a lost device ends the lane with an error.
+    private let reconnect: RecordingPlan.DeviceReconnect?
+    /// The device's losses and returns, for the loop.
+    let link = DeviceLink()
 
     init(
         input: InputContainer, stream: Int, source: InputSource, lane: Int, queue: PacketQueue,
-        interrupt: InterruptFlag
+        interrupt: InterruptFlag, reconnect: RecordingPlan.DeviceReconnect? = nil
     ) {
+        self.reconnect = source.live ? reconnect : nil
         self.input = input
         self.streamIndex = stream
         self.source = source
@@ -34,6 +45,9 @@ final class InputReader: @unchecked Sendable {
         self.mapper = TimestampMapper(domain: source.clock, origin: source.live ? nil : queue.origin)
         self.timeBase = input.info(of: stream).timeBase
     }
+
+    /// The device's name for messages.
+    var name: String { source.device.name }
 
     /// Starts the reader thread.
     func start() {
@@ -74,21 +88,42 @@ final class InputReader: @unchecked Sendable {
             finished.withLock { $0 = true }
             done.signal()
         }
-        guard let input else { return }
-        var coalescer = Self.coalescer(for: input, stream: streamIndex)
+        // Nil only while a lost device is waited for.
+        guard input != nil else { return }
+        var current: InputContainer! = input
+        var coalescer = Self.coalescer(for: current, stream: streamIndex)
         // The last, incomplete block goes before the end: the loop takes nothing after it.
         func pushRest() { if let rest = coalescer?.flush() { queue.push(rest, lane: lane) } }
         while !interrupt.isRaised {
             let packet: Packet
             do {
                 packet = try Packet()
-                guard try input.read(into: packet) else {
+                guard try current.read(into: packet) else {
                     pushRest()
                     queue.end(lane: lane, error: nil)
                     return
                 }
             } catch {
                 if interrupt.isRaised { break }
+                if let reconnect, let reason = lossReason(error) {
+                    // The packets still queued hold the old input open; it closes as they go.
+                    pushRest()
+                    input = nil
+                    current = nil
+                    switch waitForReturn(reconnect, reason: reason) {
+                    case .back(let reopened):
+                        input = reopened
+                        current = reopened
+                        coalescer = Self.coalescer(for: reopened, stream: streamIndex)
+                        continue
+                    case .stopped:
+                        queue.end(lane: lane, error: nil)
+                        return
+                    case .gaveUp(let error):
+                        queue.end(lane: lane, error: error)
+                        return
+                    }
+                }
                 queue.end(lane: lane, error: readError(error))
                 return
             }
@@ -113,6 +148,70 @@ final class InputReader: @unchecked Sendable {
         queue.end(lane: lane, error: nil)
     }
 
+    private enum Return {
+        case back(InputContainer)
+        /// A stop came while waiting.
+        case stopped
+        case gaveUp(CaptureError)
+    }
+
+    /// Waits for the lost device to come back: tries to open it again every half second until it
+    /// opens, a stop comes, or the reconnect timeout passes.
+    private func waitForReturn(_ reconnect: RecordingPlan.DeviceReconnect, reason: String) -> Return {
+        let lostAt = SessionClock.now()
+        link.lose(at: lostAt, reason: reason)
+        var reopening = source
+        let camera = source.device.v4l2
+        if let camera { reopening.url = camera.stablePath ?? camera.path }
+        while !interrupt.isRaised {
+            if let timeout = reconnect.timeout, SessionClock.now() - lostAt >= Int64(timeout * 1e6) {
+                return .gaveUp(
+                    .io(
+                        subject: source.device.name,
+                        reason:
+                            "the device was lost (\(reason)) and did not come back within \(RecordingLoop.seconds(timeout)) s; "
+                            + "the file is finalized up to there"))
+            }
+            let next = SessionClock.now() + Self.retryInterval
+            while !interrupt.isRaised && SessionClock.now() < next { usleep(50_000) }
+            if interrupt.isRaised { break }
+            // A camera at the same path must be the same one: same card, same bus.
+            if let camera {
+                guard let now = V4L2Discovery.cardAndBus(path: reopening.url), now.card == camera.card,
+                    now.busInfo == camera.busInfo
+                else { continue }
+            }
+            if let reopened = try? reopening.open(interrupt: interrupt) {
+                link.back(at: SessionClock.now())
+                queue.touch(lane: lane)
+                return .back(reopened)
+            }
+        }
+        return .stopped
+    }
+
+    /// Microseconds between attempts to open a lost device again.
+    static let retryInterval: Int64 = 500_000
+
+    /// Why a read failure means the device went away, in a few words; nil for other failures.
+    ///
+    /// A camera whose driver is unbound while a read waits fails that read with EINVAL (its
+    /// buffers' stream was stopped under it), not ENODEV; its node is gone by then, which tells
+    /// such a loss from a real refusal.
+    private func lossReason(_ error: FFmpegError) -> String? {
+        switch error.errno {
+        case ENODEV?, ENXIO?: "unplugged or disconnected"
+        case EIO?: "input/output error"
+        default: cameraNodeGone ? "unplugged or disconnected" : nil
+        }
+    }
+
+    /// True for a camera whose node cannot be opened and queried any more.
+    private var cameraNodeGone: Bool {
+        guard let camera = source.device.v4l2 else { return false }
+        return V4L2Discovery.cardAndBus(path: camera.path) == nil
+    }
+
     /// A coalescer for a PCM audio stream; nil for anything else.
     private static func coalescer(for input: InputContainer, stream: Int) -> PCMCoalescer? {
         guard let layout = input.pcmLayout(of: stream) else { return nil }
@@ -121,13 +220,12 @@ final class InputReader: @unchecked Sendable {
 
     private func readError(_ error: FFmpegError) -> CaptureError {
         let name = source.device.name
-        switch error.errno {
-        case ENODEV?, ENXIO?:
+        // A camera unbound mid-read fails with EINVAL; its node is gone then (`lossReason`).
+        if error.errno == ENODEV || error.errno == ENXIO || cameraNodeGone {
             return .io(
                 subject: name,
                 reason: "the device was lost (unplugged or disconnected); the file is finalized up to there")
-        default:
-            return .io(subject: name, reason: "reading the device failed: \(error)")
         }
+        return .io(subject: name, reason: "reading the device failed: \(error)")
     }
 }

@@ -10,7 +10,7 @@ struct InputSource: Sendable {
     /// libavdevice input name: `lavfi`, `v4l2`, `alsa`, `pulse`.
     let format: String
     /// The device name or graph `avformat_open_input` takes.
-    let url: String
+    var url: String
     /// Options of the input (`video_size`, `framerate`, `input_format`, `sample_rate`, `channels`).
     let options: [String: String]
     /// True for devices that produce in real time (cameras, microphones, the paced test sources);

@@ -217,6 +217,9 @@ final class PacketQueue: @unchecked Sendable {
         }
     }
 
+    /// Counts now as `lane`'s last arrival: a device that came back starts its stall timeout afresh.
+    func touch(lane: Int) { condition.withLock { lanes[lane].lastArrival = SessionClock.now() } }
+
     /// When `lane` last received a packet, on the session clock; nil before the first.
     func lastArrival(lane: Int) -> Int64? { condition.withLock { lanes[lane].lastArrival } }
 }

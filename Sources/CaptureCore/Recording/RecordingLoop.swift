@@ -91,7 +91,11 @@ struct RecordingLoop {
         now: Int64, stalls: StallWatch?, ended: Set<Int>, flush: inout Cadence, progress: inout ProgressMeter
     ) -> CaptureError? {
         let s = session
-        if let stalled = stalls?.stalled(now: now, queue: s.queue, video: s.video, audio: s.audio, endedLanes: ended) {
+        reportLinks()
+        if let stalled = stalls?.stalled(
+            now: now, queue: s.queue, video: s.video, audio: s.audio, endedLanes: ended,
+            link: { s.reader(lane: $0)?.link })
+        {
             return StallWatch.error(
                 device: stalled.device, lacking: stalled.lacking, timeout: s.plan.stallTimeout, fileWritten: s.started)
         }
@@ -107,6 +111,40 @@ struct RecordingLoop {
             onProgress(snapshot)
         }
         return nil
+    }
+
+    /// Says when a device was lost and when it came back (`DeviceLink`). A camera's return is
+    /// told once its first frame after it was placed, with the frame slots the gap left empty.
+    private func reportLinks() {
+        let s = session
+        for reader in s.readers {
+            let isVideo = reader.lane == s.video?.lane
+            for event in reader.link.takeEvents() {
+                switch event {
+                case .lost(let reason):
+                    s.linkReports.gapsAtLoss[reader.lane] = s.video?.path.gaps ?? 0
+                    if isVideo { s.releaseControls() }
+                    s.onWarning("\(reader.name): the device was lost (\(reason)); waiting for it to come back")
+                case .back(let seconds):
+                    if isVideo { s.reapplyControls() }
+                    if isVideo, let video = s.video {
+                        s.linkReports.pendingBack[reader.lane] = (seconds, video.path.written)
+                    } else {
+                        s.onWarning(
+                            "\(reader.name) is back after \(String(cFormat: "%.1f", seconds)) s; the gap is silence")
+                    }
+                }
+            }
+        }
+        if let video = s.video, let (seconds, written) = s.linkReports.pendingBack[video.lane],
+            video.path.written > written || video.path.done
+        {
+            s.linkReports.pendingBack[video.lane] = nil
+            let missing = video.path.gaps - (s.linkReports.gapsAtLoss[video.lane] ?? 0)
+            let name = s.reader(lane: video.lane)?.name ?? video.device
+            let frames = missing == 1 ? "1 frame" : "\(missing) frames"
+            s.onWarning("\(name) is back after \(String(cFormat: "%.1f", seconds)) s; \(frames) missing")
+        }
     }
 
     /// Hands a packet to its track.

@@ -24,6 +24,14 @@ public struct RecordingPlan: Sendable {
     /// connection broke.
     public var connectTimeout: Double
     public var reconnectTimeout: Double
+    /// How a lost device is waited for; nil: a lost device ends the recording.
+    public var deviceReconnect: DeviceReconnect? = nil
+
+    /// Waiting for a lost camera or microphone to come back (`RecordingRequest.reconnect`).
+    public struct DeviceReconnect: Sendable {
+        /// Seconds to wait; nil: forever.
+        public var timeout: Double?
+    }
     /// Camera controls to set before the camera streams; nil when none are asked.
     public var controls: Controls?
     /// How the file is cut into a series of files; nil: one file.

@@ -69,6 +69,7 @@ public enum RecordingPlanner {
             muxerOptions: muxerOptions(for: container), video: nil, audio: nil, duration: request.duration,
             frameLimit: request.frames, stallTimeout: request.stallTimeout, connectTimeout: request.connectTimeout,
             reconnectTimeout: request.reconnectTimeout, controls: nil, segments: nil)
+        if request.reconnect { plan.deviceReconnect = .init(timeout: request.deviceReconnectTimeout) }
         if let template {
             plan.segments = .init(
                 template: template, seconds: request.segmentTime, bytes: request.segmentSize,

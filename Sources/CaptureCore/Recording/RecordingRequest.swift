@@ -81,6 +81,12 @@ public struct RecordingRequest: Sendable {
     public var connectTimeout: Double = 5
     /// Seconds a stream whose connection broke keeps trying to reconnect.
     public var reconnectTimeout: Double = 60
+    /// Keep the file when a camera or microphone is lost (or stalls), wait for the same device to
+    /// come back and continue on the session clock; the gap is missing frames and silence.
+    public var reconnect = false
+    /// Seconds a lost device is waited for with `reconnect`; nil: forever. Apart from
+    /// `reconnectTimeout`, whose default is meant for streams.
+    public var deviceReconnectTimeout: Double?
     /// H.264 VBV maximum rate in bits per second, so a stream stays near what the
     /// link carries.
     public var maxRate: Int?

@@ -43,6 +43,8 @@ public final class RecordingSession {
     var audioEncoderPlan: AudioEncoderPlan?
     /// The controls `applyControls` set, kept for the summary and the restore.
     var appliedControls: AppliedControls?
+    /// What `applyControls` wrote on a camera that was lost and has not come back.
+    var lostCameraControls: ControlReport?
 
     /// Prepares the muxer (`avformat_alloc_output_context2`); no device opens and no file is
     /// created yet.
@@ -138,8 +140,20 @@ public final class RecordingSession {
     func addReader(_ input: InputContainer, stream index: Int, source: InputSource, lane: Int) {
         readers.append(
             InputReader(
-                input: input, stream: index, source: source, lane: lane, queue: queue, interrupt: stop.interrupt))
+                input: input, stream: index, source: source, lane: lane, queue: queue, interrupt: stop.interrupt,
+                reconnect: plan.deviceReconnect))
     }
+
+    /// What `RecordingLoop.reportLinks` keeps between calls: the gap count when a device was
+    /// lost, and a camera's return not told yet (seconds away, frames written by then).
+    struct LinkReports {
+        var gapsAtLoss: [Int: Int] = [:]
+        var pendingBack: [Int: (Double, Int)] = [:]
+    }
+    var linkReports = LinkReports()
+
+    /// The reader of `lane`.
+    func reader(lane: Int) -> InputReader? { readers.first { $0.lane == lane } }
 
     /// Writes a packet, creating the file and writing the header on the first one.
     func mux(_ packet: Packet, stream: Int) throws(CaptureError) {

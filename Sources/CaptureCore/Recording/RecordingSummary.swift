@@ -44,6 +44,10 @@ public struct RecordingSummary: Codable, Hashable, Sendable {
         public var framesDuplicated: Int?
         /// The first frame's time from the start of the recording, seconds.
         public var start: Double
+        /// With reconnecting (`RecordingRequest.reconnect`): how often the camera was lost and came
+        /// back, and the seconds it was away in all; nil without.
+        public var reconnects: Int? = nil
+        public var secondsDisconnected: Double? = nil
     }
 
     public struct Audio: Codable, Hashable, Sendable {
@@ -66,6 +70,10 @@ public struct RecordingSummary: Codable, Hashable, Sendable {
         public var overruns: Int
         /// The first sample's time from the start of the recording, seconds.
         public var start: Double
+        /// With reconnecting (`RecordingRequest.reconnect`): how often the microphone was lost and
+        /// came back, and the seconds it was away in all (silence in the file); nil without.
+        public var reconnects: Int? = nil
+        public var secondsDisconnected: Double? = nil
     }
 
     /// The output file as given; for a recording with no file, the first stream's URL with its

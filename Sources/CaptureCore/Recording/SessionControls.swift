@@ -61,6 +61,37 @@ extension RecordingSession {
         }
     }
 
+    /// Lets go of the control handle on a camera that was lost (`RecordingPlan.DeviceReconnect`):
+    /// a driver may bring the camera back only once every handle on it is closed, and a node
+    /// still held keeps its number from the camera that comes back. The report stays for the
+    /// summary.
+    func releaseControls() {
+        guard let applied = appliedControls else { return }
+        lostCameraControls = applied.report
+        appliedControls = nil
+    }
+
+    /// Sets the controls again on a camera that came back: a camera plugged in again starts from
+    /// its defaults. What is put back at the end stays what the camera had before the recording,
+    /// not what it had when it came back. A failure becomes a warning; the recording goes on.
+    func reapplyControls() {
+        guard plan.controls != nil, appliedControls == nil else { return }
+        do {
+            try applyControls()
+            if let before = lostCameraControls, let applied = appliedControls {
+                var report = applied.report
+                for index in report.controls.indices {
+                    if let first = before.controls.first(where: { $0.name == report.controls[index].name }) {
+                        report.controls[index].previous = first.previous
+                    }
+                }
+                appliedControls = AppliedControls(session: applied.session, report: report)
+            }
+        } catch {
+            onWarning("\(plan.video?.device.name ?? "the camera"): the controls could not be set again: \(error)")
+        }
+    }
+
     /// Puts back what `applyControls` changed when the plan asks for it; a value the driver
     /// refuses becomes a warning.
     func restoreControls() {

@@ -69,7 +69,7 @@ extension RecordingSession {
         summary.audio = audioSummary
         summary.startOffset = startOffset.map { ($0 * 1e6).rounded() / 1e6 }
         if !streamReports.isEmpty { summary.streams = streamReports }
-        summary.controls = appliedControls?.report
+        summary.controls = appliedControls?.report ?? lostCameraControls
         return RecordingResult(summary: summary, failure: failure)
     }
 
@@ -102,19 +102,36 @@ extension RecordingSession {
             framesSkippedAtStart: path.skippedAtStart, framesDuplicated: path.fillsEmptySlots ? path.duplicated : nil,
             start: Double(path.firstTime ?? 0) / 1e6)
         if path.copies { summary.pixelFormat = video.input.codec == "rawvideo" ? summary.pixelFormat : video.input.codec }
+        if let link = linkTotals(lane: video.lane) {
+            summary.reconnects = link.reconnects
+            summary.secondsDisconnected = link.seconds
+        }
         return summary
     }
 
     private var audioSummary: RecordingSummary.Audio? {
         guard let audio else { return nil }
         let encoder = audio.path.encoder
-        return RecordingSummary.Audio(
+        var summary = RecordingSummary.Audio(
             device: audio.device, input: audio.input.summary, codec: encoder.name,
             sampleRate: encoder.sampleRate, channels: encoder.channelCount,
             sampleFormat: audioEncoderPlan?.writtenFormat ?? encoder.sampleFormatName,
             channelLayout: audioEncoderPlan?.layout.name,
             samples: audio.path.samples, overruns: audio.path.overruns,
             start: Double(audio.path.firstTime ?? 0) / 1e6)
+        if let link = linkTotals(lane: audio.lane) {
+            summary.reconnects = link.reconnects
+            summary.secondsDisconnected = link.seconds
+        }
+        return summary
+    }
+
+    /// With reconnecting: how often the device of `lane` came back and the seconds it was away,
+    /// to a tenth of a second.
+    private func linkTotals(lane: Int) -> (reconnects: Int, seconds: Double)? {
+        guard plan.deviceReconnect != nil, let reader = reader(lane: lane), reader.source.live else { return nil }
+        let totals = reader.link.totals(now: SessionClock.now())
+        return (totals.reconnects, (totals.seconds * 10).rounded() / 10)
     }
 
     /// Rewrites a finished MP4, MOV or M4A with its index in front (`FastStartRewrite`).

@@ -9,6 +9,8 @@ public enum RequestOption: String, Sendable, Hashable, CaseIterable {
     case control, controlsProfile, restoreControls
     /// Waiting for a device that is not there yet.
     case wait
+    /// Waiting for a lost camera or microphone to come back.
+    case reconnect
     /// Segments: their length, their size, how many are kept, and the budget for them all.
     case segmentTime, segmentSize, keep, maxTotalSize
     /// Time fields of a template in UTC.
@@ -57,6 +59,7 @@ public enum RequestOption: String, Sendable, Hashable, CaseIterable {
         case .format: "the container format"
         case .connectTimeout: "the connect timeout"
         case .reconnectTimeout: "the reconnect timeout"
+        case .reconnect: "reconnecting"
         case .maxRate: "the maximum bit rate"
         case .bufferSize: "the rate control buffer"
         }
