@@ -284,7 +284,7 @@ struct RecordCommand: Command {
             session.onProgress = { progress in printError("\r" + Self.progressText(progress) + "\u{1B}[K") }
         }
         let json = self.json
-        session.onSegment = { event in
+        session.onEvent = { event in
             if json {
                 try? printJSONLine(event)
             } else if !quiet, let line = Self.segmentText(event) {
@@ -356,20 +356,22 @@ struct RecordCommand: Command {
     }
 
     /// `segment 3: cam-0003.mp4, 10.00 s from 20.00 s, 300 frames, 480000 samples, 1.2 MiB`, or a
-    /// deletion; nil for an opening, which the next line reports closed.
-    static func segmentText(_ e: SegmentEvent) -> String? {
+    /// deletion; nil for the other events.
+    static func segmentText(_ e: RecordingEvent) -> String? {
         switch e.event {
-        case .opened:
+        case .segmentOpened, .deviceLost, .deviceBack:
+            // The next line reports an opened segment closed; a device's comings and goings are
+            // warnings already.
             return nil
-        case .closed:
+        case .segmentClosed:
             let counts = [e.frames.map { "\($0) frames" }, e.samples.map { "\($0) samples" }].compactMap { $0 }
             var line =
-                "segment \(e.number ?? 0): \(e.path), \(String(cFormat: "%.2f", e.duration ?? 0)) s from "
+                "segment \(e.number ?? 0): \(e.path ?? ""), \(String(cFormat: "%.2f", e.duration ?? 0)) s from "
                 + "\(String(cFormat: "%.2f", e.start ?? 0)) s, \((counts + [byteText(e.size ?? 0)]).joined(separator: ", "))"
             if let problem = e.problem { line += " (\(problem))" }
             return line + "\n"
-        case .deleted:
-            return "deleted \(e.path) (\(byteText(e.size ?? 0))) to stay within the retention limits\n"
+        case .segmentDeleted:
+            return "deleted \(e.path ?? "") (\(byteText(e.size ?? 0))) to stay within the retention limits\n"
         }
     }
 

@@ -97,8 +97,18 @@ def show(x):
     s = x if isinstance(x, str) else json.dumps(x, sort_keys=True)
     return s.replace("\\", "\\\\").replace("\n", "\\n").replace("\t", "\\t")
 with open(sys.argv[1]) as f:
-    d = json.load(f)
-v = eval(sys.argv[2], {"d": d, "json": json})
+    text = f.read()
+# A record --json run prints its events first, one object a line, then the summary.
+events = []
+while text.startswith("{\"") and "\n" in text:
+    line, rest = text.split("\n", 1)
+    try:
+        events.append(json.loads(line))
+    except ValueError:
+        break
+    text = rest
+d = json.loads(text)
+v = eval(sys.argv[2], {"d": d, "events": events, "json": json})
 '
 
 # A list comes out one item a line.

@@ -125,6 +125,7 @@ struct RecordingLoop {
                     s.linkReports.gapsAtLoss[reader.lane] = s.video?.path.gaps ?? 0
                     if isVideo { s.releaseControls() }
                     s.onWarning("\(reader.name): the device was lost (\(reason)); waiting for it to come back")
+                    s.onEvent?(RecordingEvent(event: .deviceLost, device: reader.name, reason: reason))
                 case .back(let seconds):
                     if isVideo { s.reapplyControls() }
                     if isVideo, let video = s.video {
@@ -132,6 +133,8 @@ struct RecordingLoop {
                     } else {
                         s.onWarning(
                             "\(reader.name) is back after \(String(cFormat: "%.1f", seconds)) s; the gap is silence")
+                        s.onEvent?(
+                            RecordingEvent(event: .deviceBack, device: reader.name, secondsAway: Self.rounded(seconds)))
                     }
                 }
             }
@@ -144,6 +147,8 @@ struct RecordingLoop {
             let name = s.reader(lane: video.lane)?.name ?? video.device
             let frames = missing == 1 ? "1 frame" : "\(missing) frames"
             s.onWarning("\(name) is back after \(String(cFormat: "%.1f", seconds)) s; \(frames) missing")
+            s.onEvent?(
+                RecordingEvent(event: .deviceBack, device: name, secondsAway: Self.rounded(seconds), framesMissing: missing))
         }
     }
 
@@ -209,6 +214,9 @@ struct RecordingLoop {
         let audioDone = session.audio.map { $0.path.done || ended.contains($0.lane) } ?? true
         return videoDone && audioDone
     }
+
+    /// Seconds to the millisecond, for events.
+    static func rounded(_ seconds: Double) -> Double { (seconds * 1000).rounded() / 1000 }
 
     static func seconds(_ value: Double) -> String {
         value == value.rounded() ? "\(Int(value))" : String(cFormat: "%.1f", value)

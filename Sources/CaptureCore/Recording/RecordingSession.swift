@@ -20,8 +20,8 @@ public final class RecordingSession {
     /// Called at most four times a second while recording.
     public var onProgress: ((RecordingProgress) -> Void)?
     /// Called on the recording's thread as segments open, close and are deleted
-    /// (`RecordingPlan.segments`).
-    public var onSegment: ((SegmentEvent) -> Void)?
+    /// (`RecordingPlan.segments`), and as a device is lost and back (`RecordingPlan.deviceReconnect`).
+    public var onEvent: ((RecordingEvent) -> Void)?
 
     let queue = PacketQueue()
     var readers: [InputReader] = []

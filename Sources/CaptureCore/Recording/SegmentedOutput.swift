@@ -73,7 +73,7 @@ final class SegmentedOutput: @unchecked Sendable {
     private let lock = Condition()
     private let finishers = DispatchGroup()
     // Under `lock`.
-    private var events: [SegmentEvent] = []
+    private var events: [RecordingEvent] = []
     private var finishedPaths: [String] = []
     private var numbers: [String: Int] = [:]
     private var finishedBytes: Int64 = 0
@@ -215,7 +215,7 @@ final class SegmentedOutput: @unchecked Sendable {
         }
         lock.withLock {
             numbers[path] = segment.number
-            events.append(SegmentEvent(event: .opened, path: path, number: segment.number, start: Self.seconds(time)))
+            events.append(RecordingEvent(event: .segmentOpened, path: path, number: segment.number, start: Self.seconds(time)))
         }
     }
 
@@ -329,7 +329,7 @@ final class SegmentedOutput: @unchecked Sendable {
     }
 
     /// Writes the trailer, moves an MP4's index to the front, and says what the file holds.
-    private static func finish(_ segment: Segment, formatName: String, hasVideo: Bool, hasAudio: Bool) -> SegmentEvent {
+    private static func finish(_ segment: Segment, formatName: String, hasVideo: Bool, hasAudio: Bool) -> RecordingEvent {
         var problem: String?
         do {
             try segment.container.finish()
@@ -343,17 +343,18 @@ final class SegmentedOutput: @unchecked Sendable {
         }
         var status = stat()
         let size = stat(segment.path, &status) == 0 ? Int64(status.st_size) : segment.container.bytesWritten
-        return SegmentEvent(
-            event: .closed, path: segment.path, number: segment.number, start: seconds(segment.start),
+        return RecordingEvent(
+            event: .segmentClosed, path: segment.path, number: segment.number, start: seconds(segment.start),
             duration: seconds(segment.end - segment.start), frames: hasVideo ? segment.frames : nil,
             samples: hasAudio ? segment.samples : nil, size: size, problem: problem)
     }
 
     /// Notes a closed segment; under `lock`.
-    private func record(_ event: SegmentEvent) {
+    private func record(_ event: RecordingEvent) {
         events.append(event)
-        finishedPaths.append(event.path)
-        numbers[event.path] = event.number
+        guard let path = event.path else { return }
+        finishedPaths.append(path)
+        numbers[path] = event.number
         finishedBytes += event.size ?? 0
     }
 
@@ -377,13 +378,13 @@ final class SegmentedOutput: @unchecked Sendable {
 
     /// What happened since the last call, in order; deletes what the retention policy no longer
     /// keeps once a segment is closed, and reports those too.
-    func takeEvents() -> [SegmentEvent] {
+    func takeEvents() -> [RecordingEvent] {
         var taken = lock.withLock {
             defer { events = [] }
             return events
         }
         guard !plan.retention.isEmpty else { return taken }
-        let closed = taken.contains { $0.event == .closed }
+        let closed = taken.contains { $0.event == .segmentClosed }
         let shortBy = closedAll ? 0 : spaceShortfall()
         guard closed || shortBy > 0 else { return taken }
         let (written, busy) = lock.withLock { (finishedPaths, inFlight) }
@@ -409,7 +410,7 @@ final class SegmentedOutput: @unchecked Sendable {
         }
         for file in doomed where unlink(file.path) == 0 {
             let number = lock.withLock { numbers[file.path] }
-            taken.append(SegmentEvent(event: .deleted, path: file.path, number: number, size: file.bytes))
+            taken.append(RecordingEvent(event: .segmentDeleted, path: file.path, number: number, size: file.bytes))
         }
         return taken
     }

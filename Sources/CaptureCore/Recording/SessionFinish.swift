@@ -73,10 +73,10 @@ extension RecordingSession {
         return RecordingResult(summary: summary, failure: failure)
     }
 
-    /// Passes the segments' news (opened, closed, deleted) to `onSegment`.
+    /// Passes the segments' news (opened, closed, deleted) to `onEvent`.
     func reportSegments() {
         guard let segments else { return }
-        for event in segments.takeEvents() { onSegment?(event) }
+        for event in segments.takeEvents() { onEvent?(event) }
         if let warning = segments.takeWarning() { onWarning(warning) }
     }
 
