@@ -11,6 +11,10 @@ import Foundation
 final class MediaServer: @unchecked Sendable {
     let port: Int
     let tlsPort: Int
+    /// The HTTP port of the publish check (`on_publish`) of application `secure`.
+    let httpPort: Int
+    /// The one stream key application `secure` takes; nginx refuses any other with 403.
+    static let goodKey = "g00dStreamKey"
     let scratch: RecordScratch
     private var process: ChildProcess?
     private var starts = 0
@@ -26,6 +30,9 @@ final class MediaServer: @unchecked Sendable {
         var tls = try FreePort.tcp()
         while tls == port { tls = try FreePort.tcp() }
         tlsPort = tls
+        var http = try FreePort.tcp()
+        while http == port || http == tls { http = try FreePort.tcp() }
+        httpPort = http
         let folder = scratch.path("nginx")
         try FileManager.default.createDirectory(atPath: folder + "/received", withIntermediateDirectories: true)
         let certificate = try ChildProcess.run(
@@ -52,9 +59,25 @@ final class MediaServer: @unchecked Sendable {
                     proxy_pass 127.0.0.1:\(port);
                 }
             }
+            http {
+                access_log off;
+                server {
+                    listen 127.0.0.1:\(httpPort);
+                    location /publish {
+                        if ($arg_name = "\(Self.goodKey)") { return 200; }
+                        return 403;
+                    }
+                }
+            }
             rtmp {
                 server {
                     listen 127.0.0.1:\(port);
+                    # Stream keys checked as public servers do: nginx asks an HTTP endpoint.
+                    application secure {
+                        live on;
+                        notify_method get;
+                        on_publish http://127.0.0.1:\(httpPort)/publish;
+                    }
                     application live {
                         live on;
                         wait_key on;

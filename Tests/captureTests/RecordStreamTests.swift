@@ -253,6 +253,25 @@ import Testing
         #expect(try RecordOracle.decodesCleanly(file))
     }
 
+    /// A server that checks stream keys: the right one streams, a wrong one is exit 69 with one
+    /// line pointing at the key, and neither key is printed.
+    @Test func wrongStreamKeyExits69() throws {
+        let scratch = try RecordScratch()
+        let server = try MediaServer(in: scratch)
+        let wrong = try BuiltBinary.run([
+            "record", "--video", "test", "--duration", "1", server.url(app: "secure", key: Self.key),
+        ])
+        #expect(wrong.status == 69, "\(wrong.stderr)")
+        #expect(wrong.stderr.split(separator: "\n").count == 1, "\(wrong.stderr)")
+        #expect(wrong.stderr.contains("check the application name and stream key"), "\(wrong.stderr)")
+        #expect(!wrong.stderr.contains(Self.key))
+        let right = try BuiltBinary.run([
+            "record", "--video", "test", "--duration", "1", server.url(app: "secure", key: MediaServer.goodKey),
+        ])
+        #expect(right.status == 0, "\(right.stderr)")
+        #expect(!right.stdout.contains(MediaServer.goodKey) && !right.stderr.contains(MediaServer.goodKey))
+    }
+
     @Test func silentServerTimesOut() throws {
         let silent = try FreePort.Silent()
         let start = Date()
