@@ -18,6 +18,7 @@ int CShim_ioctl(int fd, unsigned long request, void *argument) {
 }
 
 const unsigned long CShim_VIDIOC_QUERYCAP = VIDIOC_QUERYCAP;
+const unsigned long CShim_VIDIOC_STREAMOFF = VIDIOC_STREAMOFF;
 const unsigned long CShim_VIDIOC_ENUM_FMT = VIDIOC_ENUM_FMT;
 const unsigned long CShim_VIDIOC_ENUM_FRAMESIZES = VIDIOC_ENUM_FRAMESIZES;
 const unsigned long CShim_VIDIOC_ENUM_FRAMEINTERVALS = VIDIOC_ENUM_FRAMEINTERVALS;

@@ -11,6 +11,7 @@ int CShim_ioctl(int fd, unsigned long request, void *argument);
 // The VIDIOC_* request numbers are built by function-like macros (_IOWR), which Swift does not
 // import; these constants carry their values.
 extern const unsigned long CShim_VIDIOC_QUERYCAP;
+extern const unsigned long CShim_VIDIOC_STREAMOFF;
 extern const unsigned long CShim_VIDIOC_ENUM_FMT;
 extern const unsigned long CShim_VIDIOC_ENUM_FRAMESIZES;
 extern const unsigned long CShim_VIDIOC_ENUM_FRAMEINTERVALS;

@@ -37,6 +37,30 @@ final class V4L2Handle {
 
     deinit { close(fd) }
 
+    /// Stops the capture streaming of `path` that this process runs on a descriptor it did not
+    /// open itself (FFmpeg's), found through /proc/self/fd: VIDIOC_STREAMOFF on it wakes a read
+    /// blocked in VIDIOC_DQBUF with an error, which is how a stalled camera's reader is freed.
+    ///
+    /// - Returns: true when a descriptor of `path` took the call.
+    static func stopStreaming(path: String) -> Bool {
+        guard let target = realpath(path, nil) else { return false }
+        defer { free(target) }
+        let device = String(cString: target)
+        var stopped = false
+        let folder = "/proc/self/fd"
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
+            guard let fd = Int32(name) else { continue }
+            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX))
+            let count = readlink(folder + "/" + name, &buffer, buffer.count - 1)
+            guard count > 0, String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self) == device
+            else { continue }
+            // Only the descriptor that streams may stop it; the others answer EBUSY.
+            var type = Int32(1)  // V4L2_BUF_TYPE_VIDEO_CAPTURE
+            if withUnsafeMutablePointer(to: &type, { CShim_ioctl(fd, CShim_VIDIOC_STREAMOFF, $0) }) == 0 { stopped = true }
+        }
+        return stopped
+    }
+
     /// Runs one ioctl with `argument` read and written in place.
     ///
     /// Wraps `ioctl(2)` through `CShim_ioctl`, which retries on EINTR.

@@ -27,6 +27,8 @@ final class DeviceLink: Sendable {
     /// Marks the device lost at `time`.
     func lose(at time: Int64, reason: String) {
         state.withLock {
+            // A stall freed by the loop is marked lost before the reader sees its read fail.
+            guard $0.lostAt == nil else { return }
             $0.lostAt = time
             $0.events.append(.lost(reason: reason))
         }

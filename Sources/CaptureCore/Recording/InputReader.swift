@@ -198,8 +198,33 @@ final class InputReader: @unchecked Sendable {
     /// A camera whose driver is unbound while a read waits fails that read with EINVAL (its
     /// buffers' stream was stopped under it), not ENODEV; its node is gone by then, which tells
     /// such a loss from a real refusal.
+    /// Frees the reader of a camera that stalled, with `--reconnect`: its streaming is stopped
+    /// (`V4L2Handle.stopStreaming`), the read blocked in the driver fails, and the reader waits
+    /// for the camera as for a loss, with `reason`. Called from the loop's thread.
+    ///
+    /// - Returns: false when there is nothing to do that with (no reconnect, not a V4L2 camera,
+    ///   no streaming descriptor): the stall then ends the recording as before.
+    func freeStalled(reason: String) -> Bool {
+        guard reconnect != nil, let camera = source.device.v4l2, !link.waiting else { return false }
+        stallReason.withLock { $0 = reason }
+        guard V4L2Handle.stopStreaming(path: camera.path) else {
+            stallReason.withLock { $0 = nil }
+            return false
+        }
+        // Waited for from now: no second stall while the reader lets go.
+        link.lose(at: SessionClock.now(), reason: reason)
+        return true
+    }
+    private let stallReason = Mutex<String?>(nil)
+
     private func lossReason(_ error: FFmpegError) -> String? {
-        switch error.errno {
+        if let reason = stallReason.withLock({ value -> String? in
+            defer { value = nil }
+            return value
+        }) {
+            return reason
+        }
+        return switch error.errno {
         case ENODEV?, ENXIO?: "unplugged or disconnected"
         case EIO?: "input/output error"
         default: cameraNodeGone ? "unplugged or disconnected" : nil

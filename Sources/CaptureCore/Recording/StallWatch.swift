@@ -7,17 +7,17 @@ struct StallWatch {
     let startedAt: Int64
     let loopStart: Int64
 
-    /// The device name of a live input silent or useless for longer than the limit, if any, and
-    /// what it did not send. A device lost and waited for (`link` of its lane) is not stalled; one
+    /// The device name of a live input silent or useless for longer than the limit, if any, what
+    /// it did not send, and its lane. A device lost and waited for (`link` of its lane) is not stalled; one
     /// that came back has the limit from its return.
     func stalled(
         now: Int64, queue: PacketQueue, video: Track<VideoPath>?, audio: Track<AudioPath>?, endedLanes: Set<Int>,
         link: (Int) -> DeviceLink? = { _ in nil }
-    ) -> (device: String, lacking: String)? {
+    ) -> (device: String, lacking: String, lane: Int)? {
         let lanes = [video.map { ($0.lane, $0.source) }, audio.map { ($0.lane, $0.source) }].compactMap { $0 }
         for (lane, source) in lanes where source.live && !endedLanes.contains(lane) && link(lane)?.waiting != true {
             let last = queue.lastArrival(lane: lane) ?? startedAt
-            if now - last > limit { return (source.device.name, "no data") }
+            if now - last > limit { return (source.device.name, "no data", lane) }
         }
         // A camera that keeps sending only what cannot be recorded (damaged frames, frames whose
         // times fall outside the recording) is as stalled as a silent one.
@@ -25,7 +25,7 @@ struct StallWatch {
             link(video.lane)?.waiting != true,
             now - max(video.path.lastUsableAt ?? loopStart, link(video.lane)?.backAt ?? loopStart) > limit
         {
-            return (video.device, "no usable frame")
+            return (video.device, "no usable frame", video.lane)
         }
         return nil
     }

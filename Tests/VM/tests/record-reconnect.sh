@@ -153,6 +153,30 @@ check "Ctrl-C while waiting: with what came before ($(value "$out/int.mkv" forma
 check_eq "Ctrl-C while waiting: the summary has no reconnect" 0 "$(json "$VM_OUT/int.out" 'd["video"]["reconnects"]')"
 for _ in $(seq 50); do [[ -e $cam ]] && break; sleep 0.1; done
 
+# A camera that stalls: vivid drops every buffer from 3 s to 6 s, so the read blocks in the
+# driver. With --reconnect the stalled camera is let go of (its streaming stopped), opened again
+# and recorded on once it delivers; the file lasts as asked.
+rc=0
+"$CAPTURE" record --video $cam --video-size 320x180 --framerate 30 --preset ultrafast --duration 10 --reconnect \
+    --stall-timeout 1 --json "$out/stall.mkv" >"$VM_OUT/stall.out" 2>"$VM_OUT/stall.err" &
+pid=$!
+appeared "$out/stall.mkv" >/dev/null || true
+sleep 3
+v4l2-ctl -d $cam -c percentage_of_dropped_buffers=100
+sleep 3
+v4l2-ctl -d $cam -c percentage_of_dropped_buffers=0
+wait $pid || rc=$?
+check_eq "stall: exit 0" 0 "$rc"
+dur=$(value "$out/stall.mkv" format=duration)
+check "stall: the file lasts 10 +- 0.5 s ($dur)" near "$dur" 10 0.5
+check "stall: reconnected at least once ($(json "$VM_OUT/stall.out" 'd["video"]["reconnects"]'))" \
+    test "$(json "$VM_OUT/stall.out" 'd["video"]["reconnects"]')" -ge 1
+check "stall: stderr says the camera stalled and is waited for" \
+    grep -q "^Warning: $cam: the device was lost (no data for 1 s; the device stalled); waiting for it to come back" \
+    "$VM_OUT/stall.err"
+check "stall: decodes without a message" clean "$out/stall.mkv"
+check "stall: the node is free again" v4l2-ctl -d $cam --stream-mmap --stream-count=3
+
 # A microphone lost and back: snd-dummy's card unbound 2 s in, bound again 2 s later; the gap is
 # silence and the file lasts as asked.
 card=$(grep -l '^Dummy$' /sys/class/sound/card*/id | head -n 1)
