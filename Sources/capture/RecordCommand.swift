@@ -95,8 +95,8 @@ struct RecordCommand: Command {
             .flag(
                 "--reconnect",
                 help:
-                    "When the camera or microphone is lost, keep the file, wait for the same device to come back "
-                    + "and continue; the gap is missing frames and silence."),
+                    "When the camera or microphone is lost (or the camera stalls), keep the file, wait for the same "
+                    + "device to come back and continue; the gap is missing frames and silence."),
             .option(
                 "--segment-time", "duration",
                 help: "Cut the recording into files of this length (90, 10m, 1h); OUTPUT is then a template."),
@@ -110,7 +110,8 @@ struct RecordCommand: Command {
             .option("--duration", "seconds", help: "Stop after this many seconds."),
             .option("--frames", "n", help: "Stop after exactly this many video frames."),
             .option(
-                "--stall-timeout", "seconds", help: "End with exit 74 when a device sends nothing for this long.",
+                "--stall-timeout", "seconds",
+                help: "End with exit 74 when a device sends nothing for this long (with --reconnect, wait for a camera).",
                 default: "5"),
             .option(
                 "--control", "name=value",
