@@ -16,13 +16,6 @@ import Testing
             folder = try MicrophoneTestSupport.scratchFolder("pulse")
             // The daemon, possibly another user, writes its state and socket here.
             try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: folder.path)
-            let daemon = [
-                "pulseaudio", "--daemonize=no", "-n", "--exit-idle-time=-1", "--use-pid-file=no",
-                "--realtime=no", "--high-priority=no", "--log-target=stderr", "--log-level=error",
-                "-L", "module-native-protocol-unix socket=\(socket) auth-anonymous=1",
-                "-L", "module-null-sink sink_name=capture_test_sink sink_properties=device.description=CaptureTestSink",
-                "-L", "module-sine-source source_name=capture_test_tone frequency=440",
-            ]
             // The daemon insists on a runtime directory of its own user.
             let runtime = folder.appendingPathComponent("run")
             try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: false)
@@ -32,6 +25,19 @@ import Testing
                 attributes[.groupOwnerAccountID] = nobody.pointee.pw_gid
             }
             try FileManager.default.setAttributes(attributes, ofItemAtPath: runtime.path)
+            try launch()
+        }
+
+        /// Starts the daemon on the folder's socket and waits until it answers.
+        private func launch() throws {
+            let runtime = folder.appendingPathComponent("run")
+            let daemon = [
+                "pulseaudio", "--daemonize=no", "-n", "--exit-idle-time=-1", "--use-pid-file=no",
+                "--realtime=no", "--high-priority=no", "--log-target=stderr", "--log-level=error",
+                "-L", "module-native-protocol-unix socket=\(socket) auth-anonymous=1",
+                "-L", "module-null-sink sink_name=capture_test_sink sink_properties=device.description=CaptureTestSink",
+                "-L", "module-sine-source source_name=capture_test_tone frequency=440",
+            ]
             let environment = [
                 "HOME": folder.path, "XDG_RUNTIME_DIR": runtime.path, "XDG_CONFIG_HOME": folder.path,
                 "PULSE_SERVER": "",
@@ -56,6 +62,20 @@ import Testing
             throw ServerDidNotStart()
         }
 
+        /// Kills the daemon at once (SIGKILL), as a crash does: its clients' streams fail.
+        func crash() {
+            daemon?.signal(SIGKILL)
+            daemon?.wait()
+            daemon = nil
+        }
+
+        /// Starts the daemon again on the same socket, after `crash()`.
+        func restart() throws { try launch() }
+
+        /// Stops (SIGSTOP) or continues (SIGCONT) the daemon: a hung sound server, its clients'
+        /// connections open and silent.
+        func freeze(_ frozen: Bool) { daemon?.signal(frozen ? SIGSTOP : SIGCONT) }
+
         struct ServerDidNotStart: Error {}
 
         func pactl(_ arguments: [String]) throws -> ChildProcess.Result {
@@ -63,6 +83,7 @@ import Testing
         }
 
         func stop() {
+            freeze(false)
             if let daemon {
                 if daemon.wait(timeout: 0) == nil {
                     daemon.signal(SIGTERM)

@@ -49,6 +49,9 @@ final class DeviceLink: Sendable {
     /// True while the device is away and waited for.
     var waiting: Bool { state.withLock { $0.lostAt != nil } }
 
+    /// When the device was lost (session clock, microseconds); nil while it is there.
+    var lostAt: Int64? { state.withLock { $0.lostAt } }
+
     /// When the device last came back, nil if it never left.
     var backAt: Int64? { state.withLock { $0.backAt } }
 

@@ -129,6 +129,14 @@ final class InputReader: @unchecked Sendable {
             }
             guard packet.streamIndex == streamIndex else { continue }
             let arrival = SessionClock.now()
+            // A stalled read that ends with data: the device is back without being reopened.
+            if link.waiting, stall.withLock({ value -> Bool in
+                guard value?.freed == false else { return false }
+                value = nil
+                return true
+            }) {
+                link.back(at: arrival)
+            }
             // Rescaled with 128-bit intermediates: wall-clock microseconds times a numerator overflow.
             let pts = packet.pts.map { Rescale.rescale($0, from: timeBase, to: Rescale.microsecond) }
             let time = mapper.sessionTime(pts: pts, arrival: arrival, wallOffset: SessionClock.wallClockOffset())
@@ -158,19 +166,15 @@ final class InputReader: @unchecked Sendable {
     /// Waits for the lost device to come back: tries to open it again every half second until it
     /// opens, a stop comes, or the reconnect timeout passes.
     private func waitForReturn(_ reconnect: RecordingPlan.DeviceReconnect, reason: String) -> Return {
-        let lostAt = SessionClock.now()
-        link.lose(at: lostAt, reason: reason)
+        link.lose(at: SessionClock.now(), reason: reason)
+        // A stall counts from when it was found, not from when its read gave up.
+        let lostAt = link.lostAt ?? SessionClock.now()
         var reopening = source
         let camera = source.device.v4l2
         if let camera { reopening.url = camera.stablePath ?? camera.path }
         while !interrupt.isRaised {
             if let timeout = reconnect.timeout, SessionClock.now() - lostAt >= Int64(timeout * 1e6) {
-                return .gaveUp(
-                    .io(
-                        subject: source.device.name,
-                        reason:
-                            "the device was lost (\(reason)) and did not come back within \(RecordingLoop.seconds(timeout)) s; "
-                            + "the file is finalized up to there"))
+                return .gaveUp(Self.gaveUp(device: source.device.name, reason: reason, timeout: timeout))
             }
             let next = SessionClock.now() + Self.retryInterval
             while !interrupt.isRaised && SessionClock.now() < next { usleep(50_000) }
@@ -193,41 +197,75 @@ final class InputReader: @unchecked Sendable {
     /// Microseconds between attempts to open a lost device again.
     static let retryInterval: Int64 = 500_000
 
+    /// Counts a stalled device as lost, with `--reconnect`, and frees its reader where it can.
+    /// Called from the loop's thread.
+    ///
+    /// A camera's streaming is stopped (`V4L2Handle.stopStreaming`): the read blocked in the
+    /// driver fails, and the reader waits for the camera as for a loss, with `reason`. Nothing
+    /// outside FFmpeg can wake a read blocked in ALSA or PulseAudio, so a stalled microphone's
+    /// read is left to end by itself: with data (the device is back, the gap is silence) or with
+    /// an error (ALSA's own ten-second timeout, a sound server that went away), after which the
+    /// device is opened again. Meanwhile the lane counts as lost, the other devices record on,
+    /// and `overdue(now:)` ends the recording once the reconnect timeout passes.
+    ///
+    /// - Returns: false without `--reconnect`, or when the device already counts as lost: the
+    ///   stall then ends the recording.
+    func freeStalled(reason: String) -> Bool {
+        guard reconnect != nil, !link.waiting else { return false }
+        stall.withLock { $0 = Stall(reason: reason, freed: false) }
+        // Waited for from now: no second stall while the reader lets go.
+        link.lose(at: SessionClock.now(), reason: reason)
+        if let camera = source.device.v4l2, V4L2Handle.stopStreaming(path: camera.path) {
+            stall.withLock { $0?.freed = true }
+        }
+        return true
+    }
+
+    /// A stall found by the loop, until the reader's read ends; `freed`: its read was made to fail.
+    private struct Stall {
+        var reason: String
+        var freed: Bool
+    }
+    private let stall = Mutex<Stall?>(nil)
+
+    /// The error that ends the recording when this device has been lost for longer than the
+    /// reconnect timeout while its reader is still blocked in a read (a stall nothing could
+    /// free); nil otherwise. A reader that waits in `waitForReturn` gives up by itself.
+    func overdue(now: Int64) -> CaptureError? {
+        guard let timeout = reconnect?.timeout, let blocked = stall.withLock({ $0 }), !blocked.freed,
+            let lostAt = link.lostAt, now - lostAt >= Int64(timeout * 1e6)
+        else { return nil }
+        return Self.gaveUp(device: source.device.name, reason: blocked.reason, timeout: timeout)
+    }
+
+    private static func gaveUp(device: String, reason: String, timeout: Double) -> CaptureError {
+        .io(
+            subject: device,
+            reason: "the device was lost (\(reason)) and did not come back within \(RecordingLoop.seconds(timeout)) s; "
+                + "the file is finalized up to there")
+    }
+
     /// Why a read failure means the device went away, in a few words; nil for other failures.
     ///
     /// A camera whose driver is unbound while a read waits fails that read with EINVAL (its
     /// buffers' stream was stopped under it), not ENODEV; its node is gone by then, which tells
-    /// such a loss from a real refusal.
-    /// Frees the reader of a camera that stalled, with `--reconnect`: its streaming is stopped
-    /// (`V4L2Handle.stopStreaming`), the read blocked in the driver fails, and the reader waits
-    /// for the camera as for a loss, with `reason`. Called from the loop's thread.
-    ///
-    /// - Returns: false when there is nothing to do that with (no reconnect, not a V4L2 camera,
-    ///   no streaming descriptor): the stall then ends the recording as before.
-    func freeStalled(reason: String) -> Bool {
-        guard reconnect != nil, let camera = source.device.v4l2, !link.waiting else { return false }
-        stallReason.withLock { $0 = reason }
-        guard V4L2Handle.stopStreaming(path: camera.path) else {
-            stallReason.withLock { $0 = nil }
-            return false
-        }
-        // Waited for from now: no second stall while the reader lets go.
-        link.lose(at: SessionClock.now(), reason: reason)
-        return true
-    }
-    private let stallReason = Mutex<String?>(nil)
-
+    /// such a loss from a real refusal. Any failure of a microphone counts: reopening it is how
+    /// a sound server that restarted (PulseAudio's "Generic error in an external library") is
+    /// found again.
     private func lossReason(_ error: FFmpegError) -> String? {
-        if let reason = stallReason.withLock({ value -> String? in
+        if let reason = stall.withLock({ value -> String? in
             defer { value = nil }
-            return value
+            return value?.reason
         }) {
             return reason
         }
-        return switch error.errno {
-        case ENODEV?, ENXIO?: "unplugged or disconnected"
-        case EIO?: "input/output error"
-        default: cameraNodeGone ? "unplugged or disconnected" : nil
+        switch error.errno {
+        case ENODEV?, ENXIO?: return "unplugged or disconnected"
+        case EIO?: return "input/output error"
+        default:
+            if cameraNodeGone { return "unplugged or disconnected" }
+            guard source.device.v4l2 == nil else { return nil }
+            return source.device.api == .pulse ? "the sound server's stream failed: \(error)" : "\(error)"
         }
     }
 

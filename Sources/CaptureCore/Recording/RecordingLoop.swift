@@ -96,13 +96,16 @@ struct RecordingLoop {
             now: now, queue: s.queue, video: s.video, audio: s.audio, endedLanes: ended,
             link: { s.reader(lane: $0)?.link })
         {
-            // With --reconnect, a stalled camera is let go of and waited for, as a lost one is.
+            // With --reconnect, a stalled device is let go of and waited for, as a lost one is.
             let reason = "\(stalled.lacking) for \(Self.seconds(s.plan.stallTimeout)) s; the device stalled"
             if s.reader(lane: stalled.lane)?.freeStalled(reason: reason) != true {
                 return StallWatch.error(
                     device: stalled.device, lacking: stalled.lacking, timeout: s.plan.stallTimeout,
                     fileWritten: s.started)
             }
+        }
+        for reader in s.readers {
+            if let overdue = reader.overdue(now: now) { return overdue }
         }
         if flush.due(now) {
             if let lost = s.streamEvents() { return lost }
