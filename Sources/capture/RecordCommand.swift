@@ -95,7 +95,7 @@ struct RecordCommand: Command {
             .flag(
                 "--reconnect",
                 help:
-                    "When the camera or microphone is lost (or the camera stalls), keep the file, wait for the same "
+                    "When the camera or microphone is lost or stalls, keep the file, wait for the same "
                     + "device to come back and continue; the gap is missing frames and silence."),
             .option(
                 "--segment-time", "duration",
@@ -111,7 +111,7 @@ struct RecordCommand: Command {
             .option("--frames", "n", help: "Stop after exactly this many video frames."),
             .option(
                 "--stall-timeout", "seconds",
-                help: "End with exit 74 when a device sends nothing for this long (with --reconnect, wait for a camera).",
+                help: "End with exit 74 when a device sends nothing for this long (with --reconnect, wait for it).",
                 default: "5"),
             .option(
                 "--control", "name=value",
