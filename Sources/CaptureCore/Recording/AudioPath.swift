@@ -24,6 +24,9 @@ final class AudioPath {
     private(set) var firstTime: Int64?
     private(set) var samples: Int64 = 0
     private(set) var overruns = 0
+    /// When the device was last lost (microseconds from the start), with `--reconnect`: the gap
+    /// around it is the device's absence, reported as such, not an overrun.
+    var lastLoss: Int64?
 
     init(decoder: Decoder, output: EncodedStream) throws(CaptureError) {
         self.decoder = decoder
@@ -51,7 +54,11 @@ final class AudioPath {
         // A block wholly captured before the recording started is skipped; one that straddles
         // the start is cut at it below, so audio starts at 0 rather than a block later.
         guard count > 0, inputRate > 0, time + count * 1_000_000 / inputRate > 0 else { return }
-        if let expectedNext, time - expectedNext > Self.overrunThreshold { overruns += 1 }
+        if let expectedNext, time - expectedNext > Self.overrunThreshold,
+            lastLoss.map({ $0 < expectedNext - Self.overrunThreshold || $0 > time }) ?? true
+        {
+            overruns += 1
+        }
         expectedNext = time + count * 1_000_000 / inputRate
         if firstTime == nil { firstTime = max(0, time) }
         if resampler == nil { resampler = try Resampler(from: frame, to: encoder) }

@@ -16,6 +16,8 @@ final class DeviceLink: Sendable {
         var lostAt: Int64?
         /// When it last came back.
         var backAt: Int64?
+        /// When it was last lost, kept after it came back.
+        var lastLostAt: Int64?
         var reconnects = 0
         /// Microseconds away, losses that ended only.
         var away: Int64 = 0
@@ -30,6 +32,7 @@ final class DeviceLink: Sendable {
             // A stall freed by the loop is marked lost before the reader sees its read fail.
             guard $0.lostAt == nil else { return }
             $0.lostAt = time
+            $0.lastLostAt = time
             $0.events.append(.lost(reason: reason))
         }
     }
@@ -51,6 +54,9 @@ final class DeviceLink: Sendable {
 
     /// When the device was lost (session clock, microseconds); nil while it is there.
     var lostAt: Int64? { state.withLock { $0.lostAt } }
+
+    /// When the device was last lost, whether or not it is back; nil if it never was.
+    var lastLostAt: Int64? { state.withLock { $0.lastLostAt } }
 
     /// When the device last came back, nil if it never left.
     var backAt: Int64? { state.withLock { $0.backAt } }

@@ -172,6 +172,7 @@ struct RecordingLoop {
             }
             if video.path.done { alignAudioEnd() }
         } else if let audio = session.audio, lane == audio.lane {
+            audio.path.lastLoss = session.reader(lane: lane)?.link.lastLostAt.map { $0 - t0 }
             try audio.path.process(item.packet, time: time, mux: mux)
         }
     }

@@ -14,8 +14,13 @@ import Testing
         link.back(at: 3_300_000)
         #expect(!link.waiting)
         #expect(link.backAt == 3_300_000)
+        #expect(link.lastLostAt == 1_000_000)
         link.lose(at: 5_000_000, reason: "input/output error")
+        // A second loss while away changes nothing: a stall found, then its read failing.
+        link.lose(at: 5_500_000, reason: "later")
+        #expect(link.lostAt == 5_000_000)
         link.back(at: 6_000_000)
+        #expect(link.lostAt == nil && link.lastLostAt == 5_000_000)
         #expect(link.totals(now: 9_000_000) == (2, 3.3))
         let events = link.takeEvents()
         #expect(events.count == 4)
