@@ -15,6 +15,17 @@ import Testing
             stderr: .file(scratch.path("capture.stderr")))
     }
 
+    /// Waits for the recording to end: its exit, stdout and stderr.
+    private static func outcome(
+        _ capture: ChildProcess, scratch: RecordScratch, timeout: TimeInterval = 30
+    ) throws -> (exit: ChildProcess.Exit, stdout: String, stderr: String) {
+        let exit = try #require(capture.wait(timeout: timeout))
+        return (
+            exit, try String(contentsOfFile: scratch.path("capture.stdout"), encoding: .utf8),
+            try String(contentsOfFile: scratch.path("capture.stderr"), encoding: .utf8)
+        )
+    }
+
     /// The silent stretches of `file` (start, length in seconds) below -50 dB for 0.3 s or more.
     private static func silences(_ file: String) throws -> [(start: Double, length: Double)] {
         let result = try ChildProcess.run(
@@ -44,9 +55,7 @@ import Testing
         server.crash()
         capture.sleep(untilElapsed: 4.5)
         try server.restart()
-        let exit = try #require(capture.wait(timeout: 30))
-        let stdout = try String(contentsOfFile: scratch.path("capture.stdout"), encoding: .utf8)
-        let stderr = try String(contentsOfFile: scratch.path("capture.stderr"), encoding: .utf8)
+        let (exit, stdout, stderr) = try Self.outcome(capture, scratch: scratch)
         #expect(exit.shellStatus == 0, "\(stderr)")
         let (events, summary) = try RecordSegmentTests.events(stdout)
         let audio = try #require(summary["audio"] as? [String: Any])
@@ -80,9 +89,7 @@ import Testing
         server.freeze(true)
         capture.sleep(untilElapsed: 8.5)
         server.freeze(false)
-        let exit = try #require(capture.wait(timeout: 30))
-        let stdout = try String(contentsOfFile: scratch.path("capture.stdout"), encoding: .utf8)
-        let stderr = try String(contentsOfFile: scratch.path("capture.stderr"), encoding: .utf8)
+        let (exit, stdout, stderr) = try Self.outcome(capture, scratch: scratch)
         #expect(exit.shellStatus == 0, "\(stderr)")
         let (events, summary) = try RecordSegmentTests.events(stdout)
         let audio = try #require(summary["audio"] as? [String: Any])
@@ -106,10 +113,9 @@ import Testing
             scratch: scratch)
         capture.sleep(untilElapsed: 2.5)
         server.freeze(true)
-        let exit = try #require(capture.wait(timeout: 20))
+        let (exit, _, stderr) = try Self.outcome(capture, scratch: scratch, timeout: 20)
         let ended = capture.elapsed
         server.freeze(false)
-        let stderr = try String(contentsOfFile: scratch.path("capture.stderr"), encoding: .utf8)
         #expect(exit.shellStatus == 74, "\(stderr)")
         #expect(ended < 12, "ended \(ended) s after the start")
         let error = stderr.split(separator: "\n").filter { $0.hasPrefix("Error:") }

@@ -199,6 +199,7 @@ check_eq "microphone: exit 0" 0 "$rc"
 dur=$(value "$out/mic.wav" format=duration)
 check "microphone: the file lasts 8 +- 0.3 s ($dur)" near "$dur" 8 0.3
 check_eq "microphone: the summary reports 1 reconnect" 1 "$(json "$VM_OUT/mic.out" 'd["audio"]["reconnects"]')"
+check_eq "microphone: the gap is no overrun" 0 "$(json "$VM_OUT/mic.out" 'd["audio"]["overruns"]')"
 check "microphone: stderr says it was lost" grep -q "^Warning: hw:CARD=Dummy,DEV=0: the device was lost" "$VM_OUT/mic.err"
 check "microphone: stderr says it is back" grep -qE "^Warning: hw:CARD=Dummy,DEV=0 is back after [0-9.]+ s" "$VM_OUT/mic.err"
 
