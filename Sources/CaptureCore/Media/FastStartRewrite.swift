@@ -11,6 +11,13 @@ import Glibc
 /// demuxed and its packets are muxed again, unchanged, by the same muxer with `movflags=+faststart`
 /// into a hidden file beside it, which is then renamed over it. A crash or an error during the
 /// rewrite leaves the fragmented file as it was.
+///
+/// A fragmented MP4 made by FFmpeg 5.1 has no edit list: each track's first packet is decoded at
+/// 0, so a video track whose first frame decodes two B-frame intervals before it shows shows it at
+/// 0.067 s, and an AAC track plays its priming, 21 ms; the tracks end up out of step by the
+/// difference. The rewrite moves each track back to where its first packet really was
+/// (`startTimes`), and the muxer then writes the edit lists that show the video from 0 and skip
+/// the priming, as it does for a file written in one go.
 enum FastStartRewrite {
     /// The muxers whose files are rewritten.
     static let muxers: Set<String> = ["mp4", "mov", "ipod"]
@@ -23,12 +30,16 @@ enum FastStartRewrite {
     ///
     /// - Throws: `FFmpegError` from the demuxer, the muxer or `rename(2)`; the hidden file is
     ///   removed then and `path` keeps the fragmented file.
-    static func rewrite(path: String, formatName: String, editLists: Bool = true) throws(FFmpegError) {
+    ///   - startTimes: per stream index, the decode time of its first packet when it was written
+    ///     (microseconds, `OutputContainer.firstDecodeTimes`); a stream without one keeps its times.
+    static func rewrite(
+        path: String, formatName: String, editLists: Bool = true, startTimes: [Int: Int64] = [:]
+    ) throws(FFmpegError) {
         let directory = path.pathDirectory
         let hidden = ".\(path.pathLastComponent).finishing-\(getpid())"
         let target = directory.isEmpty ? hidden : directory.pathAppending(hidden)
         do {
-            try copy(from: path, to: target, formatName: formatName, editLists: editLists)
+            try copy(from: path, to: target, formatName: formatName, editLists: editLists, startTimes: startTimes)
         } catch {
             unlink(target)
             throw error
@@ -40,7 +51,9 @@ enum FastStartRewrite {
         }
     }
 
-    private static func copy(from path: String, to target: String, formatName: String, editLists: Bool) throws(FFmpegError) {
+    private static func copy(
+        from path: String, to target: String, formatName: String, editLists: Bool, startTimes: [Int: Int64]
+    ) throws(FFmpegError) {
         let input = try InputContainer(url: "file:" + path, format: nil)
         let output = try OutputContainer(name: target, formatName: formatName)
         for index in 0..<input.streamCount {
@@ -51,8 +64,18 @@ enum FastStartRewrite {
         if !editLists { options["use_editlist"] = "0" }
         try output.writeHeader(to: "file:" + target, options: options)
         let packet = try Packet()
+        // Per stream, the ticks that move its first packet back to where it was written.
+        var shifts: [Int: Int64] = [:]
         while try input.read(into: packet) {
-            try output.write(packet, stream: packet.streamIndex)
+            let index = packet.streamIndex
+            if shifts[index] == nil, let first = packet.dts ?? packet.pts {
+                shifts[index] = startTimes[index].map { output.ticks(ofMicroseconds: $0, stream: index) - first } ?? 0
+            }
+            if let shift = shifts[index], shift != 0 {
+                packet.pts = packet.pts.map { $0 + shift }
+                packet.dts = packet.dts.map { $0 + shift }
+            }
+            try output.write(packet, stream: index)
         }
         try output.finish()
         // The rename must not publish a file whose data is still only in the page cache.

@@ -231,9 +231,12 @@ final class SegmentedOutput: @unchecked Sendable {
         if !current.container.headerWritten { try open(current, at: 0) }
         if !isVideo && (videoStreams.isEmpty || videoCutsAnywhere) {
             // Audio that reaches a boundary opens the next segment on it: raw PCM is cut there,
-            // inside its packet; a packet of another codec goes whole to the side it starts on.
+            // inside its packet; a packet of another codec goes whole to the side it starts on,
+            // so only one that starts on or past the boundary opens it (the last packet of a
+            // recording that ends on a boundary would otherwise leave an empty file behind).
             let end = time + current.container.microseconds(ofTicks: packet.duration, stream: stream)
-            if let boundary, end > boundary, isDue(at: end) {
+            let reach = pcmStreams.contains(stream) ? end : time + 1
+            if let boundary, reach > boundary, isDue(at: reach) {
                 try openNext(at: boundary)
                 videoOwesKeyframe = !videoStreams.isEmpty
             } else if videoStreams.isEmpty, isDue(at: time) {
@@ -336,7 +339,9 @@ final class SegmentedOutput: @unchecked Sendable {
             if FastStartRewrite.muxers.contains(formatName) {
                 // Without edit lists: the muxer would end each audio track's edit one AAC frame
                 // short, and a player would skip the last 21 ms of every segment.
-                try FastStartRewrite.rewrite(path: segment.path, formatName: formatName, editLists: false)
+                try FastStartRewrite.rewrite(
+                    path: segment.path, formatName: formatName, editLists: false,
+                    startTimes: segment.container.firstDecodeTimes)
             }
         } catch {
             problem = error.errno == ENOSPC ? "disk full (no space left on device)" : "\(error)"

@@ -145,7 +145,8 @@ extension RecordingSession {
             status.st_mode & S_IFMT == S_IFREG
         else { return nil }
         do {
-            try FastStartRewrite.rewrite(path: plan.output, formatName: plan.container.muxer)
+            try FastStartRewrite.rewrite(
+                path: plan.output, formatName: plan.container.muxer, startTimes: output?.firstDecodeTimes ?? [:])
             return nil
         } catch {
             let cause = error.errno == ENOSPC ? "the disk is full" : "\(error)"

@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+
+/// Audio and video stay in step in every container: a white flash and a 1 kHz beep, both at
+/// 1.000 s in their lavfi graphs, are found at 1.000 s in the file by ffmpeg's signalstats and
+/// silencedetect. A finished MP4 once showed the flash at 1.066 s and the beep at 1.024 s (its
+/// fragmented tracks each started at their first packet, the B-frame delay and the AAC priming
+/// then played as time).
+@Suite struct RecordSyncTests {
+    static let video =
+        "lavfi:color=black:size=320x240:rate=30[a];color=white:size=320x240:rate=30[b];"
+        + "[a][b]overlay=enable=between(t\\,1\\,1.2)"
+    static let audio = "lavfi:sine=f=1000:r=48000,volume=enable=lt(t\\,1)+gt(t\\,1.2):volume=0"
+
+    /// When the picture first turns white, in seconds of the file's timeline.
+    static func flash(_ file: String) throws -> Double? {
+        let result = try ChildProcess.run(
+            "ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-i", file, "-an", "-vf",
+                "signalstats,metadata=print:key=lavfi.signalstats.YAVG:file=-", "-f", "null", "-",
+            ])
+        var time: Double?
+        for line in result.stdout.split(separator: "\n") {
+            if let range = line.range(of: "pts_time:") {
+                time = Double(line[range.upperBound...].prefix { !$0.isWhitespace })
+            } else if line.hasPrefix("lavfi.signalstats.YAVG="), let level = Double(line.dropFirst(23)), level > 200 {
+                return time
+            }
+        }
+        return nil
+    }
+
+    /// When the first sound starts, in seconds of the file's timeline.
+    static func beep(_ file: String) throws -> Double? {
+        let result = try ChildProcess.run(
+            "ffmpeg", ["-nostdin", "-i", file, "-vn", "-af", "silencedetect=n=-30dB:d=0.1", "-f", "null", "-"])
+        guard let line = result.stderr.split(separator: "\n").first(where: { $0.contains("silence_end: ") }),
+            let range = line.range(of: "silence_end: ")
+        else { return nil }
+        return Double(line[range.upperBound...].prefix { !$0.isWhitespace })
+    }
+
+    @Test(arguments: ["mp4", "mov", "mkv", "nut"])
+    func flashAndBeepStayTogether(container: String) throws {
+        let scratch = try RecordScratch()
+        let file = scratch.path("sync.\(container)")
+        let result = try BuiltBinary.run([
+            "record", "--video", Self.video, "--audio", Self.audio, "--duration", "3", "--codec", "h264", "--quiet",
+            file,
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        let flash = try #require(try Self.flash(file))
+        let beep = try #require(try Self.beep(file))
+        // Within one frame (33 ms) and one audio frame (21 ms) of the truth, and of each other.
+        #expect(abs(flash - 1) < 0.034, "flash at \(flash) s")
+        #expect(abs(beep - 1) < 0.022, "beep at \(beep) s")
+        #expect(abs(flash - beep) < 0.034, "flash at \(flash) s, beep at \(beep) s")
+    }
+
+    /// Each MP4 segment (written without edit lists) keeps its picture and sound together: flashes
+    /// and beeps at 1 s and 3 s, cut every 2 s. A recording that ends on a boundary leaves no
+    /// empty file after its last segment.
+    @Test func segmentsStayTogether() throws {
+        let scratch = try RecordScratch()
+        let video =
+            "lavfi:color=black:size=320x240:rate=30[a];color=white:size=320x240:rate=30[b];"
+            + "[a][b]overlay=enable=between(t\\,1\\,1.2)+between(t\\,3\\,3.2)"
+        let audio =
+            "lavfi:sine=f=1000:r=48000,volume=enable=lt(t\\,1)+between(t\\,1.2\\,3)+gt(t\\,3.2):volume=0"
+        let result = try BuiltBinary.run([
+            "record", "--video", video, "--audio", audio, "--duration", "4", "--codec", "h264", "--segment-time", "2",
+            "--quiet", scratch.path("seg-%n.mp4"),
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).filter { $0.hasPrefix("seg-") }
+        #expect(files.sorted() == ["seg-0001.mp4", "seg-0002.mp4"])
+        for name in files {
+            let flash = try #require(try Self.flash(scratch.path(name)))
+            let beep = try #require(try Self.beep(scratch.path(name)))
+            #expect(abs(flash - beep) < 0.034, "\(name): flash at \(flash) s, beep at \(beep) s")
+        }
+    }
+}
