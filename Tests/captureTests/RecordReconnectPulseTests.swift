@@ -76,6 +76,40 @@ import Testing
         }
     }
 
+    /// Segments go on being cut on time while the server is away, with the test pattern: the
+    /// silence is written as the gap goes, so every 2 s file holds its frames and 2 s of sound, and
+    /// the samples add up to the whole recording.
+    @Test func segmentsAreCutOnTimeWhileTheServerIsAway() throws {
+        let server = try MicrophonePulseTests.TestServer()
+        defer { server.stop() }
+        let scratch = try RecordScratch()
+        let capture = try Self.record(
+            ["--video", "test", "--segment-time", "2", "--duration", "8"], file: scratch.path("gap-%n.mkv"),
+            server: server, scratch: scratch)
+        capture.sleep(untilElapsed: 2.5)
+        server.crash()
+        capture.sleep(untilElapsed: 5.5)
+        try server.restart()
+        let (exit, stdout, stderr) = try Self.outcome(capture, scratch: scratch)
+        #expect(exit.shellStatus == 0, "\(stderr)")
+        let (events, summary) = try RecordSegmentTests.events(stdout)
+        let audio = try #require(summary["audio"] as? [String: Any])
+        #expect(audio["reconnects"] as? Int == 1, "\(stdout)")
+        let closed = events.filter { $0["event"] as? String == "segment_closed" }
+        #expect(closed.count == 4, "\(stdout)")
+        var samples = 0
+        for event in closed {
+            let path = try #require(event["path"] as? String)
+            let probe = try RecordOracle.probe(path)
+            #expect(abs((probe.duration ?? 0) - 2) <= 0.1, "\(path): \(probe.duration ?? 0) s")
+            // 60 on a quiet machine; a starved test pattern may skip a few.
+            #expect((50...60).contains(event["frames"] as? Int ?? 0), "\(event)")
+            samples += event["samples"] as? Int ?? 0
+        }
+        let rate = try #require(audio["sample_rate"] as? Int)
+        #expect(abs(samples - 8 * rate) <= rate / 50, "\(samples) samples")
+    }
+
     /// A server that hangs for 6 s: the source stalls; with --reconnect the stall is waited out
     /// rather than ending the recording, which lasts as long as asked.
     @Test func aServerThatHangsIsWaitedOut() throws {

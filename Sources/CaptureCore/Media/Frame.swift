@@ -43,6 +43,13 @@ final class Frame {
         try check(av_frame_get_buffer(pointer, 0), "av_frame_get_buffer")
     }
 
+    /// Sets every audio sample to silence (`av_samples_set_silence`).
+    func silence() {
+        let frame = pointer.pointee
+        av_samples_set_silence(
+            frame.extended_data, 0, frame.nb_samples, frame.ch_layout.nb_channels, AVSampleFormat(rawValue: frame.format))
+    }
+
     /// Presentation time in the time base of the codec that made or will take the frame.
     var pts: Int64? {
         get { pointer.pointee.pts == CFFmpeg_AV_NOPTS_VALUE ? nil : pointer.pointee.pts }

@@ -1,3 +1,5 @@
+internal import CFFmpeg
+
 /// Takes one microphone's packets to the muxer: decodes, resamples to the encoder's format, rate
 /// and channels while following the device's clock, cuts exact frame sizes, encodes.
 ///
@@ -48,18 +50,49 @@ final class AudioPath {
         try emit(all: false, mux: mux)
     }
 
-    private func take(_ frame: Frame, time: Int64) throws(FFmpegError) {
+    /// Records silence from where the device's audio stopped up to `time` (microseconds from
+    /// the start): the gap of a device that was lost, as it goes, so that the file's audio keeps
+    /// pace with the session clock while the device is away (segments are cut on time, the muxer
+    /// need not hold the video back, a recording that ends meanwhile lasts as long as it ran).
+    /// The device's own audio, once back, goes on from where it starts; the resampler drops
+    /// what overlaps the silence. Nothing before the device's first block.
+    func fillSilence(until time: Int64, mux: Mux) throws(CaptureError) {
+        guard !done, let next = expectedNext, let input = inputShape, time - next >= Self.silenceStep else { return }
+        let count = Int((time - next) * Int64(input.rate) / 1_000_000)
+        try media("converting audio") { () throws(FFmpegError) in
+            var layout = AVChannelLayout()
+            av_channel_layout_default(&layout, Int32(input.channels))
+            let frame = try Frame(samples: count, format: input.format, layout: layout, sampleRate: input.rate)
+            frame.silence()
+            try take(frame, time: next, filled: true)
+        }
+        try emit(all: false, mux: mux)
+    }
+
+    /// Where the device's own last block ended (microseconds from the start), silence aside.
+    private var deviceEnd: Int64?
+
+    /// The least silence (microseconds) `fillSilence` adds at a time.
+    static let silenceStep: Int64 = 20_000
+
+    /// The device's decoded sample format, channel count and rate: what its silence is made of.
+    private var inputShape: (format: AVSampleFormat, channels: Int, rate: Int)?
+
+    /// Takes a block captured at `time`; `filled`: silence made by `fillSilence`.
+    private func take(_ frame: Frame, time: Int64, filled: Bool = false) throws(FFmpegError) {
         let inputRate = Int64(frame.sampleRate)
         let count = Int64(frame.sampleCount)
+        if inputShape == nil { inputShape = (frame.sampleFormat, frame.channelCount, frame.sampleRate) }
         // A block wholly captured before the recording started is skipped; one that straddles
         // the start is cut at it below, so audio starts at 0 rather than a block later.
         guard count > 0, inputRate > 0, time + count * 1_000_000 / inputRate > 0 else { return }
-        if let expectedNext, time - expectedNext > Self.overrunThreshold,
-            lastLoss.map({ $0 < expectedNext - Self.overrunThreshold || $0 > time }) ?? true
+        if !filled, let expectedNext, time - expectedNext > Self.overrunThreshold,
+            lastLoss.map({ $0 < (deviceEnd ?? expectedNext) - Self.overrunThreshold || $0 > time }) ?? true
         {
             overruns += 1
         }
         expectedNext = time + count * 1_000_000 / inputRate
+        if !filled { deviceEnd = expectedNext }
         if firstTime == nil { firstTime = max(0, time) }
         if resampler == nil { resampler = try Resampler(from: frame, to: encoder) }
         let first = resampler!.nextOutputSample(capturedAt: time)

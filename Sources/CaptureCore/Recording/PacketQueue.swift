@@ -222,4 +222,7 @@ final class PacketQueue: @unchecked Sendable {
 
     /// When `lane` last received a packet, on the session clock; nil before the first.
     func lastArrival(lane: Int) -> Int64? { condition.withLock { lanes[lane].lastArrival } }
+
+    /// Packets of `lane` waiting to be taken.
+    func waiting(lane: Int) -> Int { condition.withLock { lanes[lane].count } }
 }

@@ -58,8 +58,8 @@ struct RecordingLoop {
             }
             if failure == nil {
                 failure = housekeeping(
-                    now: SessionClock.now(), stalls: policy.stopping ? nil : watch, ended: ended, flush: &flush,
-                    progress: &progress)
+                    now: SessionClock.now(), t0: t0, stalls: policy.stopping ? nil : watch, ended: ended,
+                    flush: &flush, progress: &progress)
             }
         }
         if failure == nil && !policy.stopping {
@@ -88,10 +88,22 @@ struct RecordingLoop {
     ///
     /// - Returns: the error that ends the recording, if any.
     private func housekeeping(
-        now: Int64, stalls: StallWatch?, ended: Set<Int>, flush: inout Cadence, progress: inout ProgressMeter
+        now: Int64, t0: Int64, stalls: StallWatch?, ended: Set<Int>, flush: inout Cadence,
+        progress: inout ProgressMeter
     ) -> CaptureError? {
         let s = session
         reportLinks()
+        if let audio = s.audio, !ended.contains(audio.lane), s.reader(lane: audio.lane)?.link.waiting == true,
+            s.queue.waiting(lane: audio.lane) == 0
+        {
+            // A lost microphone's silence, kept behind the clock by what a device may still
+            // deliver late once it is back.
+            do {
+                try audio.path.fillSilence(until: now - t0 - Self.silenceLag) { (packet, stream) throws(CaptureError) in
+                    try s.mux(packet, stream: stream)
+                }
+            } catch { return error }
+        }
         if let stalled = stalls?.stalled(
             now: now, queue: s.queue, video: s.video, audio: s.audio, endedLanes: ended,
             link: { s.reader(lane: $0)?.link })
@@ -159,6 +171,9 @@ struct RecordingLoop {
                 RecordingEvent(event: .deviceBack, device: name, secondsAway: Self.rounded(seconds), framesMissing: missing))
         }
     }
+
+    /// Microseconds the silence of a lost microphone stays behind the session clock.
+    static let silenceLag: Int64 = 300_000
 
     /// Hands a packet to its track.
     private func take(_ item: QueuedPacket, lane: Int, t0: Int64, policy: inout StopPolicy) throws(CaptureError) {
