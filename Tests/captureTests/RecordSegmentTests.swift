@@ -224,6 +224,8 @@ import Testing
             (["--segment-size", "1M", "--max-total-size", "500k"], "below one segment"),
             (["--segment-time", "5", "--keep", "0"], "--keep"),
         (["--segment-time", "0.5"], "--segment-time takes 1 s or more, not 0.5"),
+        (["--segment-time", "0.01"], "--segment-time takes 1 s or more, not 0.01\n"),
+        (["--segment-time", "2", "--max-total-size", "1k"], "--max-total-size takes 1M or more, not 1024 bytes"),
         (["--segment-size", "100k"], "--segment-size takes 1M or more"),
         (["--audio", RecordSources.audio, "--audio-codec", "flac", "--segment-time", "5"], "FLAC cannot be cut"),
         ] as [([String], String)])
