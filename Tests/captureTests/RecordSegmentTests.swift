@@ -202,7 +202,8 @@ import Testing
                 return (path, size)
             }
         }
-        let closedBySecond = Dictionary(uniqueKeysWithValues: sizes(secondEvents, "segment_closed").map { ($0.path, $0.size) })
+        let closedBySecond = Dictionary(
+            uniqueKeysWithValues: sizes(secondEvents, "segment_closed").map { ($0.path, $0.size) })
         #expect(closedBySecond.count == 4, "\(second.stdout)")
         let deletedOfSecond = sizes(firstEvents, "segment_deleted").filter { closedBySecond[$0.path] != nil }
         #expect(!deletedOfSecond.isEmpty, "the first deleted none of the second's files: \(first.stdout)")
@@ -268,11 +269,11 @@ import Testing
             (["--segment-time", "10x"], "--segment-time takes a length such as 90, 10m, 1h or 1h30m, not '10x'"),
             (["--segment-size", "1M", "--max-total-size", "500k"], "below one segment"),
             (["--segment-time", "5", "--keep", "0"], "--keep"),
-        (["--segment-time", "0.5"], "--segment-time takes 1 s or more, not 0.5"),
-        (["--segment-time", "0.01"], "--segment-time takes 1 s or more, not 0.01\n"),
-        (["--segment-time", "2", "--max-total-size", "1k"], "--max-total-size takes 1M or more, not 1024 bytes"),
-        (["--segment-size", "100k"], "--segment-size takes 1M or more"),
-        (["--audio", RecordSources.audio, "--audio-codec", "flac", "--segment-time", "5"], "FLAC cannot be cut"),
+            (["--segment-time", "0.5"], "--segment-time takes 1 s or more, not 0.5"),
+            (["--segment-time", "0.01"], "--segment-time takes 1 s or more, not 0.01\n"),
+            (["--segment-time", "2", "--max-total-size", "1k"], "--max-total-size takes 1M or more, not 1024 bytes"),
+            (["--segment-size", "100k"], "--segment-size takes 1M or more"),
+            (["--audio", RecordSources.audio, "--audio-codec", "flac", "--segment-time", "5"], "FLAC cannot be cut"),
         ] as [([String], String)])
     func usageErrors(options: [String], message: String) throws {
         let scratch = try RecordScratch()

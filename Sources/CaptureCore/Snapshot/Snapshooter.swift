@@ -229,8 +229,8 @@ public final class Snapshooter {
                 if firstStillTime == nil { firstStillTime = time }
                 summary.stills.append(
                     .init(
-                        path: path, format: format.rawValue, width: frame.width, height: frame.height, bytes: bytes.count,
-                        frame: number, time: time - first, copied: copies))
+                        path: path, format: format.rawValue, width: frame.width, height: frame.height,
+                        bytes: bytes.count, frame: number, time: time - first, copied: copies))
             }
         } catch {
             // The pictures already written stay and are reported with the error that ended the series.
