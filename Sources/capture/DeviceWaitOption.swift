@@ -4,7 +4,7 @@ extension OptionSpec {
     static let waitOption = OptionSpec.flag(
         "--wait", optionalValue: "timeout",
         help:
-            "Wait for a named camera or microphone that is not there yet (no node, no card), for ever or up to TIMEOUT (90, 10m, 1h); write --wait=TIMEOUT before a device index. Indices are not waited for.",
+            "Wait for a named camera or microphone that is not there yet (no node, no card, no sound server), for ever or up to TIMEOUT (90, 10m, 1h); write --wait=TIMEOUT before a device index. Indices are not waited for.",
         default: "no waiting: exit 66")
 }
 

@@ -94,8 +94,7 @@ struct SnapshotCommand: Command {
         request.utc = arguments.flag("--utc")
         request.stallTimeout = try number("--stall-timeout", 0.1...3600.0) ?? 5
         request.force = arguments.flag("--force")
-        _ = try StillFormat.forPath(request.output)
-        if request.count > 1 { _ = try OutputTemplate(request.output, utc: request.utc) }
+        try Snapshooter.validate(request)
         json = arguments.flag("--json")
         quiet = arguments.flag("--quiet")
         wait = try DeviceWaitOption(arguments, command: Self.spec)
@@ -106,7 +105,10 @@ struct SnapshotCommand: Command {
         stop.installHandlers()
         signal(SIGPIPE, SIG_IGN)
         if let wait, !(try wait.run([(request.device, .video)], stop: stop, quiet: quiet)) { return 0 }
-        let summary = try Snapshooter(request: request, stop: stop).run()
+        let result = try Snapshooter(request: request, stop: stop).run()
+        var summary = result.summary
+        // The error as this command words it, with its own option names.
+        if let failure = result.failure { summary.error = failure.line }
         if json {
             try printJSON(summary)
         } else if !quiet {
@@ -114,6 +116,10 @@ struct SnapshotCommand: Command {
         }
         if summary.stills.isEmpty, let signal = summary.stoppedBy {
             printError("capture: stopped by \(signal) before the first picture; nothing written\n")
+        }
+        if let failure = result.failure {
+            printError("Error: \(failure.line)\n")
+            return failure.exitCode
         }
         return 0
     }

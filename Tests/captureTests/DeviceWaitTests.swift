@@ -85,6 +85,58 @@ import Testing
         #expect(!result.stderr.contains("Waiting"), "\(result.stderr)")
     }
 
+    /// A `pulse:` source whose server starts 2 s after the recording (a service started at boot
+    /// before the user's sound server): the server is awaited, said on stderr, and the recording
+    /// goes ahead; ffprobe reads the file back.
+    @Test func aSoundServerThatStartsLater() throws {
+        let server = try MicrophonePulseTests.TestServer(started: false)
+        defer { server.stop() }
+        let scratch = try RecordScratch()
+        let file = scratch.path("late.wav")
+        let process = try ChildProcess(
+            BuiltBinary.path,
+            ["record", "--audio", "pulse:capture_test_tone", "--wait", "10", "--duration", "1", file],
+            environment: server.environment, stdout: .file(scratch.path("capture.stdout")),
+            stderr: .file(scratch.path("capture.stderr")), newProcessGroup: true)
+        process.sleep(untilElapsed: 2)
+        #expect(process.wait(timeout: 0) == nil, "ended before the server started: \(process.stderr)")
+        try server.start()
+        let exit = process.wait(timeout: 15)
+        #expect(exit?.status == 0, "\(exit?.description ?? "still running"): \(process.stderr)")
+        #expect(
+            process.stderr.hasPrefix(
+                "Waiting for the PulseAudio server of microphone pulse:capture_test_tone, which is not reachable yet "
+                    + "(up to 10 s; Ctrl-C to stop)\n"), "\(process.stderr)")
+        #expect(process.stderr.contains("the PulseAudio server is there (after "), "\(process.stderr)")
+        let audio = try #require(try RecordOracle.probe(file).audio)
+        #expect(abs((audio.duration ?? 0) - 1) < 0.15, "\(audio)")
+    }
+
+    /// No server within the wait: 66 after about the timeout, the error one line naming the
+    /// source, the cause and the fix; without --wait the missing server stays 69 at once.
+    @Test func aSoundServerThatNeverStarts() throws {
+        let server = try MicrophonePulseTests.TestServer(started: false)
+        defer { server.stop() }
+        let scratch = try RecordScratch()
+        let start = Date()
+        let result = try BuiltBinary.run(
+            ["record", "--audio", "pulse:capture_test_tone", "--wait", "1", scratch.path("x.wav")],
+            environment: server.environment)
+        let elapsed = Date().timeIntervalSince(start)
+        #expect(result.status == 66, "\(result.stderr)")
+        #expect(elapsed >= 1 && elapsed < 2.5, "\(elapsed)")
+        let errors = result.stderr.split(separator: "\n").filter { !$0.hasPrefix("Waiting for the PulseAudio server") }
+        #expect(
+            errors == [
+                "Error: pulse:capture_test_tone: no such device; no PulseAudio server answered after waiting 1 s "
+                    + "(--wait); start pulseaudio or pipewire-pulse, or set PULSE_SERVER"
+            ], "\(result.stderr)")
+        let unwaited = try BuiltBinary.run(
+            ["record", "--audio", "pulse:capture_test_tone", scratch.path("x.wav")], environment: server.environment)
+        #expect(unwaited.status == 69, "\(unwaited.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).isEmpty)
+    }
+
     /// SIGINT while waiting: nothing written, exit 0.
     @Test func aStopWhileWaiting() throws {
         let scratch = try RecordScratch()

@@ -12,7 +12,9 @@ import Testing
         var socket: String { folder.appendingPathComponent("native").path }
         var environment: [String: String] { ["PULSE_SERVER": "unix:\(socket)"] }
 
-        init() throws {
+        /// Makes the folder and, unless `started` is false, starts the daemon (`start()` later:
+        /// a server that comes after its client).
+        init(started: Bool = true) throws {
             folder = try MicrophoneTestSupport.scratchFolder("pulse")
             // The daemon, possibly another user, writes its state and socket here.
             try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: folder.path)
@@ -25,8 +27,11 @@ import Testing
                 attributes[.groupOwnerAccountID] = nobody.pointee.pw_gid
             }
             try FileManager.default.setAttributes(attributes, ofItemAtPath: runtime.path)
-            try launch()
+            if started { try launch() }
         }
+
+        /// Starts the daemon of a server made with `started: false`, and waits until it answers.
+        func start() throws { try launch() }
 
         /// Starts the daemon on the folder's socket and waits until it answers.
         private func launch() throws {

@@ -172,6 +172,52 @@ import Testing
         #expect(total <= 2 << 20)
     }
 
+    /// Two recorders with one template in one folder, the first with --keep 1: it deletes the
+    /// other's finished files as files of its series, but never one the other still has open or
+    /// is finishing. Each such deletion reports the size the other reported when it closed the
+    /// file (a file deleted while being written is smaller), and both recordings end well.
+    @Test func retentionLeavesAnotherRecordersOpenFiles() throws {
+        let scratch = try RecordScratch()
+        let template = scratch.path("c-%H%M%S.wav")
+        // Both start just after a whole second, one second apart: the names of each, two whole
+        // seconds apart, never meet those of the other.
+        let now = Date().timeIntervalSince1970
+        Thread.sleep(forTimeInterval: now.rounded(.up) - now)
+        let first = try ChildProcess.recording(
+            ["record", "--audio", "test", "--duration", "7", "--segment-time", "2", "--keep", "1", "--json", template],
+            in: scratch, name: "first")
+        first.sleep(untilElapsed: 1)
+        let second = try ChildProcess.recording(
+            ["record", "--audio", "test", "--duration", "7", "--segment-time", "2", "--json", template],
+            in: scratch, name: "second")
+        let firstExit = first.wait(timeout: 20)
+        let secondExit = second.wait(timeout: 20)
+        #expect(firstExit?.status == 0, "\(first.stderr)")
+        #expect(secondExit?.status == 0, "\(second.stderr)")
+        let firstEvents = try Self.events(first.stdout).events
+        let secondEvents = try Self.events(second.stdout).events
+        func sizes(_ events: [[String: Any]], _ kind: String) -> [(path: String, size: Int)] {
+            events.filter { $0["event"] as? String == kind }.compactMap { event in
+                guard let path = event["path"] as? String, let size = event["size"] as? Int else { return nil }
+                return (path, size)
+            }
+        }
+        let closedBySecond = Dictionary(
+            uniqueKeysWithValues: sizes(secondEvents, "segment_closed").map { ($0.path, $0.size) })
+        #expect(closedBySecond.count == 4, "\(second.stdout)")
+        let deletedOfSecond = sizes(firstEvents, "segment_deleted").filter { closedBySecond[$0.path] != nil }
+        #expect(!deletedOfSecond.isEmpty, "the first deleted none of the second's files: \(first.stdout)")
+        for deleted in deletedOfSecond {
+            #expect(deleted.size == closedBySecond[deleted.path], "\(deleted.path) was deleted while being written")
+        }
+        // What is left of the second's files reads back whole: ffprobe finds the samples it wrote.
+        for event in secondEvents where event["event"] as? String == "segment_closed" {
+            let path = try #require(event["path"] as? String)
+            guard FileManager.default.fileExists(atPath: path) else { continue }
+            #expect(try Self.decodedSamples(path) == event["samples"] as? Int, "\(path)")
+        }
+    }
+
     /// Without --json, one line per closed segment on stderr; --quiet says nothing.
     @Test func closedSegmentsAreReportedOnStandardError() throws {
         let scratch = try RecordScratch()
@@ -223,9 +269,11 @@ import Testing
             (["--segment-time", "10x"], "--segment-time takes a length such as 90, 10m, 1h or 1h30m, not '10x'"),
             (["--segment-size", "1M", "--max-total-size", "500k"], "below one segment"),
             (["--segment-time", "5", "--keep", "0"], "--keep"),
-        (["--segment-time", "0.5"], "--segment-time takes 1 s or more, not 0.5"),
-        (["--segment-size", "100k"], "--segment-size takes 1M or more"),
-        (["--audio", RecordSources.audio, "--audio-codec", "flac", "--segment-time", "5"], "FLAC cannot be cut"),
+            (["--segment-time", "0.5"], "--segment-time takes 1 s or more, not 0.5"),
+            (["--segment-time", "0.01"], "--segment-time takes 1 s or more, not 0.01\n"),
+            (["--segment-time", "2", "--max-total-size", "1k"], "--max-total-size takes 1M or more, not 1024 bytes"),
+            (["--segment-size", "100k"], "--segment-size takes 1M or more"),
+            (["--audio", RecordSources.audio, "--audio-codec", "flac", "--segment-time", "5"], "FLAC cannot be cut"),
         ] as [([String], String)])
     func usageErrors(options: [String], message: String) throws {
         let scratch = try RecordScratch()

@@ -151,6 +151,31 @@ import Testing
         #expect(try RecordOutputReplaceTests.hidden(in: scratch.url.path).isEmpty)
     }
 
+    /// A template whose names repeat faster than its finest field (an unpaced source gives its
+    /// frames at once) never replaces a picture of its own series, even with --force: the series
+    /// ends with 73 naming the file, and --json still lists the pictures written, each on disk.
+    @Test(arguments: [["--force"], []])
+    func aSeriesNeverReplacesItsOwnPicture(options: [String]) throws {
+        let scratch = try RecordScratch()
+        let result = try BuiltBinary.run(
+            ["snapshot", "lavfi:testsrc=size=160x120", "--skip", "0", "--count", "5", "--interval", "1", "--json"]
+                + options + [scratch.path("s-%H%M%S.png")])
+        #expect(result.status == 73, "\(result.stderr)")
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.count == 1, "\(result.stderr)")
+        #expect(
+            lines.first?.hasPrefix("Error: \(scratch.path("s-"))") == true
+                && result.stderr.contains("the template gave this name to an earlier picture of this series"),
+            "\(result.stderr)")
+        let stills = try Self.summary(result).stills
+        #expect((1..<5).contains(stills.count), "\(result.stdout)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).sorted()
+        #expect(files == stills.map { ($0.path as NSString).lastPathComponent }.sorted())
+        for still in stills { #expect(try RecordOracle.probe(still.path).video?.codec == "png") }
+        let json = try #require(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect((json["error"] as? String)?.contains("earlier picture") == true, "\(result.stdout)")
+    }
+
     @Test(arguments: [
         (["test", "x.gif"], 64, "no picture format"),
         (["test", "x"], 64, "no picture format"),
@@ -158,6 +183,11 @@ import Testing
         (["test", "x.png", "--settle", "0.2"], 64, "--settle takes a number from 0.5"),
         (["test", "x.png", "--interval", "2"], 64, "--interval applies with --count"),
         (["test", "x%q.png", "--count", "2"], 64, "%q is no template field"),
+        (
+            ["test", "s-%H%M%S.png", "--count", "4", "--interval", "0.4", "--force"], 64,
+            "s-%H%M%S.png: its names change every 1 s, less often than pictures are taken (every 0.4 s); add %n"
+        ),
+        (["test", "m-%H%M.png", "--count", "2", "--interval", "30"], 64, "its names change every 60 s"),
         (["test", "x.png", "--count", "0"], 64, "--count takes"),
         (["/dev/video-none", "x.png"], 66, "no such device"),
         (["test", "missing/x.png"], 73, "does not exist"),

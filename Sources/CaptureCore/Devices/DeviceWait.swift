@@ -2,8 +2,9 @@ import FoundationEssentials
 import Glibc
 
 /// Waiting for devices: before a recording or snapshot resolves its devices, waits for each named device that
-/// is not there yet (no V4L2 node, no ALSA card, no PulseAudio source) instead of failing with
-/// exit 66. A camera at boot, or a USB microphone plugged in after the command started.
+/// is not there yet (no V4L2 node, no ALSA card, no PulseAudio source, or no PulseAudio server to
+/// ask) instead of failing with exit 66. A camera at boot, a service started before the user's
+/// sound server, or a USB microphone plugged in after the command started.
 ///
 /// Woken by inotify on /dev, /dev/v4l/by-id, /dev/v4l/by-path and /dev/snd as nodes and links
 /// appear, and in any case once a second (a PulseAudio source, or a folder udev makes later).
@@ -34,7 +35,8 @@ public enum DeviceWait {
     ///   - report: called with one line when a wait for a device begins, and when it ends.
     /// - Returns: `.ready`, or `.stopped`.
     /// - Throws: `CaptureError.deviceNotFound` (66) for an index that names no device (said not
-    ///   to be waited for) and for a device still missing after `timeout`; any other error of
+    ///   to be waited for) and for a device still missing after `timeout` (for a `pulse:` name,
+    ///   also when no server answered by then); any other error of
     ///   the resolution (77, 69 ...) as it comes, once the device is there.
     public static func wait(
         for devices: [(name: DeviceName, kind: Device.Kind)], timeout: Double?, stop: StopSignal,
@@ -46,8 +48,35 @@ public enum DeviceWait {
         for (name, kind) in devices {
             var waitedSince: Double?
             var appearedAt: Double?
+            // A `pulse:` source is looked up on a server, which a service started at boot may
+            // come before: the server is awaited first, then the source on it.
+            var serverWaitedSince: Double?
+            let limit = timeout.map { "up to \(seconds($0)) s" } ?? "until it appears"
             while true {
                 if stop.isRequested { return .stopped }
+                if case .pulse(let source) = name, kind == .audio {
+                    if !PulseDiscovery.serverAnswers() {
+                        if let timeout, elapsed() >= timeout {
+                            throw .deviceNotFound(
+                                device: PulseDiscovery.display(source: source), valid: [],
+                                hint: "no PulseAudio server answered after waiting \(seconds(timeout)) s (\(.wait)); "
+                                    + "start pulseaudio or pipewire-pulse, or set PULSE_SERVER")
+                        }
+                        if serverWaitedSince == nil {
+                            serverWaitedSince = elapsed()
+                            report(
+                                "Waiting for the PulseAudio server of \(describe(name, kind)), which is not reachable yet "
+                                    + "(\(limit); Ctrl-C to stop)")
+                        }
+                        if watcher == nil { watcher = FolderWatcher(folders: watchedFolders) }
+                        watcher?.wait(seconds: min(1, timeout.map { max(0.05, $0 - elapsed()) } ?? 1), stop: stop)
+                        continue
+                    }
+                    if let since = serverWaitedSince {
+                        report("the PulseAudio server is there (after \(String(cFormat: "%.1f", elapsed() - since)) s)")
+                        serverWaitedSince = nil
+                    }
+                }
                 // Said once the device is there, whether it then opens or not.
                 func appeared() {
                     if let waitedSince {
@@ -75,7 +104,6 @@ public enum DeviceWait {
                     }
                     if waitedSince == nil {
                         waitedSince = elapsed()
-                        let limit = timeout.map { "up to \(seconds($0)) s" } ?? "until it appears"
                         report("Waiting for \(describe(name, kind)), which is not there yet (\(limit); Ctrl-C to stop)")
                     }
                     appearedAt = nil

@@ -14,7 +14,7 @@ enum PulseDiscovery {
     /// - Throws: `.deviceNotFound` listing the sources there are; `.notSupported` (69) when no
     ///   server answers.
     static func device(source: String?) throws(CaptureError) -> Device {
-        let display = source.map { "pulse:\($0)" } ?? "pulse: (the default source)"
+        let display = display(source: source)
         guard let connection = PulseConnection(), let sources = connection.sources() else {
             throw .notSupported(
                 device: display,
@@ -29,6 +29,12 @@ enum PulseDiscovery {
         }
         return device(found, isDefault: found.name == defaultName)
     }
+
+    /// True when a server answers now (`PulseConnection`): at most the connection timeout.
+    static func serverAnswers() -> Bool { PulseConnection() != nil }
+
+    /// How messages name a source: `pulse:NAME`, or the default source.
+    static func display(source: String?) -> String { source.map { "pulse:\($0)" } ?? "pulse: (the default source)" }
 
     private static func device(_ source: PulseSource, isDefault: Bool) -> Device {
         Device(

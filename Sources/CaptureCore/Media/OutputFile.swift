@@ -51,10 +51,16 @@ struct OutputFile {
 
     /// Writes `container`'s header to the hidden file and moves it to `path`.
     ///
+    /// - Parameter beforeNaming: called with the file written (the hidden one, or `path` itself
+    ///   when written in place) after its header and before it has its name: a segment takes its
+    ///   lock there (`SegmentLock`), so that its name is never seen unlocked.
     /// - Throws: `FFmpegError` from `avio_open` (cannot create), the muxer, or `rename` (with
     ///   `EEXIST` when `path` appeared meanwhile). The hidden file is removed then; `path` is
     ///   never touched.
-    func create(_ container: OutputContainer, options: [String: String], replacing: Bool) throws(FFmpegError) {
+    func create(
+        _ container: OutputContainer, options: [String: String], replacing: Bool,
+        beforeNaming: (_ written: String) -> Void = { _ in }
+    ) throws(FFmpegError) {
         // Standard output (`-`) is written as the pipe it is.
         if path == "-" { return try container.writeHeader(to: "pipe:1", options: options) }
         let special = writesInPlace(replacing: replacing)
@@ -65,6 +71,7 @@ struct OutputFile {
             if !special { unlink(temporaryPath) }
             throw error
         }
+        beforeNaming(special ? path : temporaryPath)
         if special { return }
         let failure = moveIntoPlace(replacing: replacing)
         if failure != 0 {

@@ -122,7 +122,7 @@ public enum RecordingPlanner {
         // Shorter ones would be cut less often than asked: the next cut waits for the last
         // frames of the one before to leave the encoder.
         if let seconds = request.segmentTime, seconds < 1 {
-            throw .usage("\(.segmentTime) takes 1 s or more, not \(RecordingLoop.seconds(seconds))")
+            throw .usage("\(.segmentTime) takes 1 s or more, not \(DurationValue.text(seconds))")
         }
         if let bytes = request.segmentSize, bytes < 1 << 20 {
             throw .usage("\(.segmentSize) takes 1M or more, not \(bytes) bytes")
@@ -135,6 +135,12 @@ public enum RecordingPlanner {
                     + "or with \(.audioCodec, "pcm") into .mkv")
         }
         try request.retention.validate(segmentBytes: request.segmentSize)
+        // Refused as a segment size below 1M is: a budget that small keeps next to nothing, each
+        // segment deleted about as soon as it is finished (with a segment size, the check against
+        // one segment has said so already).
+        if let bytes = request.retention.maxTotalBytes, bytes < 1 << 20 {
+            throw .usage("\(.maxTotalSize) takes 1M or more, not \(bytes) bytes")
+        }
         let template = try OutputTemplate(file, utc: request.utc)
         if !template.numbersFiles, let seconds = request.segmentTime, seconds < template.finestPeriod ?? .infinity {
             throw .usage(

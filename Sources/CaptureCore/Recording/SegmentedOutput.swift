@@ -49,10 +49,20 @@ final class SegmentedOutput: @unchecked Sendable {
         /// past the cut) went to the next one.
         var videoDone = false
         var audioDone = false
+        /// Holds the file's `SegmentLock` from its header until it is finished; -1 when none.
+        var lockDescriptor: Int32 = -1
 
         init(number: Int, container: OutputContainer) {
             self.number = number
             self.container = container
+        }
+
+        deinit { unlock() }
+
+        /// Drops the file's `SegmentLock`: another recorder's retention may delete it from now on.
+        func unlock() {
+            SegmentLock.release(lockDescriptor)
+            lockDescriptor = -1
         }
     }
 
@@ -205,8 +215,12 @@ final class SegmentedOutput: @unchecked Sendable {
                 ? segment.container.ticks(ofMicroseconds: time, stream: stream) : nil
         }
         do {
-            try OutputFile(path: path).create(segment.container, options: options, replacing: replacing)
+            // Locked before it has its name, so another recorder's retention never finds it unlocked.
+            try OutputFile(path: path).create(segment.container, options: options, replacing: replacing) {
+                segment.lockDescriptor = SegmentLock.hold($0)
+            }
         } catch {
+            segment.unlock()
             if error.call == "rename" && error.errno == EEXIST { throw .outputExists(path: path) }
             if error.call == "avio_open" || error.call == "rename" {
                 throw .cannotCreate(path: path, reason: error.description)
@@ -323,6 +337,7 @@ final class SegmentedOutput: @unchecked Sendable {
         let (hasVideo, hasAudio) = (self.hasVideo, self.hasAudio)
         DetachedThread.start(name: "capture segment") { [self] in
             let event = Self.finish(segment, formatName: format, hasVideo: hasVideo, hasAudio: hasAudio)
+            segment.unlock()
             lock.withLock {
                 record(event)
                 inFlight.remove(segment.path)
@@ -372,6 +387,7 @@ final class SegmentedOutput: @unchecked Sendable {
         var failure: CaptureError?
         for segment in [closing, current].compactMap({ $0 }) where segment.container.headerWritten {
             let event = Self.finish(segment, formatName: formatName, hasVideo: hasVideo, hasAudio: hasAudio)
+            segment.unlock()
             if let problem = event.problem, failure == nil { failure = .io(subject: segment.path, reason: problem) }
             lock.withLock { record(event) }
         }
@@ -393,9 +409,11 @@ final class SegmentedOutput: @unchecked Sendable {
         let shortBy = closedAll ? 0 : spaceShortfall()
         guard closed || shortBy > 0 else { return taken }
         let (written, busy) = lock.withLock { (finishedPaths, inFlight) }
-        // Never a file this run has open, being finished, or about to finish.
+        // Never a file this run has open, being finished, or about to finish; nor one another
+        // capture process has open or is finishing (the same template in the same folder): that
+        // is no finished file of the series yet, and it counts for no limit.
         let files = SeriesFile.list(template: plan.template, written: written).filter {
-            !busy.contains($0.path) && $0.path != closing?.path
+            !busy.contains($0.path) && $0.path != closing?.path && !SegmentLock.isHeld($0.path)
         }
         let open = current.container.headerWritten && !closedAll ? current.path : nil
         let openBytes = open == nil ? 0 : current.container.bytesWritten
@@ -413,9 +431,11 @@ final class SegmentedOutput: @unchecked Sendable {
             }
             doomed += room
         }
-        for file in doomed where unlink(file.path) == 0 {
+        // Checked again at the unlink: another recorder may have opened the name since the listing.
+        for file in doomed {
+            guard let bytes = SegmentLock.deleteIfFree(file.path) else { continue }
             let number = lock.withLock { numbers[file.path] }
-            taken.append(RecordingEvent(event: .segmentDeleted, path: file.path, number: number, size: file.bytes))
+            taken.append(RecordingEvent(event: .segmentDeleted, path: file.path, number: number, size: bytes))
         }
         return taken
     }

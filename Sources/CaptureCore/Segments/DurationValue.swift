@@ -29,6 +29,12 @@ public enum DurationValue {
         guard digits.isEmpty, total > 0, total.isFinite else { return nil }
         return total
     }
+
+    /// `seconds` as a message quotes a length the user gave: whole numbers without a point
+    /// (`5`), others with the digits they need (`0.01`, `1.25`), never rounded to a tenth.
+    public static func text(_ seconds: Double) -> String {
+        seconds == seconds.rounded() && abs(seconds) < 1e15 ? String(Int(seconds)) : String(seconds)
+    }
 }
 
 /// Amounts of storage as the command line takes them: `500M`, `2G`, `750k`, `1048576` (bytes).

@@ -20,15 +20,27 @@ public final class Snapshooter {
     /// Frames in a row that may fail to decode before the device counts as broken.
     static let undecodableLimit = 30
 
+    /// Checks what can be checked before any device opens: the output's format and, for a
+    /// series, its template.
+    ///
+    /// - Throws: `CaptureError.usage` (64) for an output with no picture format, a template that
+    ///   does not parse, or one whose names would repeat within the series (a finest time field
+    ///   coarser than the interval, without `%n`).
+    public static func validate(_ request: SnapshotRequest) throws(CaptureError) {
+        _ = try StillFormat.forPath(request.output)
+        _ = try names(for: request)
+    }
+
     /// Takes the stills.
     ///
-    /// - Returns: what was written; fewer stills than asked only when a signal stopped it
-    ///   (`stoppedBy`), none when it came before the first.
-    /// - Throws: `CaptureError`: usage (64) for a bad output name or options that do not apply;
-    ///   the device's errors as for a recording (66, 69, 75, 77); an output that exists or cannot
-    ///   be made (73); a device that stalls, is lost or ends, or a picture that cannot be written
-    ///   (74). Stills written before a failure stay.
-    public func run() throws(CaptureError) -> SnapshotSummary {
+    /// - Returns: what was written, and the error that ended the series early if one came after
+    ///   the first still (`failure`; the stills before it stay). Fewer stills than asked without
+    ///   a failure only when a signal stopped it (`stoppedBy`), none when it came before the first.
+    /// - Throws: `CaptureError`, when nothing was written: usage (64) for a bad output name,
+    ///   options that do not apply or a template whose names would repeat; the device's errors as
+    ///   for a recording (66, 69, 75, 77); an output that exists or cannot be made (73); a device
+    ///   that stalls, is lost or ends, or a picture that cannot be written (74).
+    public func run() throws(CaptureError) -> SnapshotResult {
         let format = try StillFormat.forPath(request.output)
         let names = try Self.names(for: request)
         for path in names.known { try OutputFile.check(path: path, replacing: request.force) }
@@ -61,8 +73,9 @@ public final class Snapshooter {
         } catch {
             // A stop while the device opens ends as a stop before the first picture, not an error.
             if stop.isRequested {
-                return SnapshotSummary(
-                    device: device.name, input: "", stills: [], stoppedBy: StopSignal.name(of: stop.signal))
+                return SnapshotResult(
+                    summary: SnapshotSummary(
+                        device: device.name, input: "", stills: [], stoppedBy: StopSignal.name(of: stop.signal)))
             }
             if stalled() {
                 throw .io(
@@ -115,103 +128,119 @@ public final class Snapshooter {
         // Intra-only streams (raw, MJPEG) decode a picture from its own packet; others need every
         // packet from a keyframe on.
         let decodesAll = !info.isIntraOnly
-        while summary.stills.count < request.count {
-            if stop.isRequested { break }
-            do {
-                guard try input.read(into: packet) else {
-                    throw CaptureError.io(
-                        subject: device.name,
-                        reason:
-                            "the source ended after \(delivered) frames, before \(request.count == 1 ? "the still" : "still \(summary.stills.count + 1)")"
-                    )
-                }
-            } catch let error as FFmpegError {
+        // The names written in this run: a template that gives one twice (pictures closer together
+        // in wall time than its finest field) must not replace its own picture, whatever --force says.
+        var written = Set<String>()
+        do throws(CaptureError) {
+            while summary.stills.count < request.count {
                 if stop.isRequested { break }
-                if stalled() {
-                    throw .io(
-                        subject: source.url,
-                        reason: "no frame within \(Self.seconds(request.stallTimeout)) s; the device stalled")
-                }
-                if [ENODEV, EIO, ENXIO].contains(error.errno ?? 0) {
-                    throw .io(subject: source.url, reason: "the device was lost: \(error)")
-                }
-                throw .io(subject: source.url, reason: "reading failed: \(error)")
-            } catch let error as CaptureError {
-                throw error
-            } catch {
-                throw .failed("\(error)")
-            }
-            guard packet.streamIndex == index else { continue }
-            fed()
-            let time =
-                packet.pts.map { Double($0) * timeBase } ?? Double(MonotonicClock.microseconds() - started) / 1e6
-            let first = firstTime ?? time
-            firstTime = first
-            let number = delivered
-            delivered += 1
-            let due: Bool
-            if let firstStillTime {
-                due = time - firstStillTime >= Double(summary.stills.count) * request.interval - 0.001
-            } else if let skip = request.skip {
-                due = number >= skip
-            } else {
-                due = time - first >= (request.settle ?? SnapshotRequest.defaultSettle) - 0.001
-            }
-            if !due && !decodesAll { continue }
-            // Decode: a still needs a picture that decodes, even when its bytes are copied.
-            // A receive that finds nothing empties the frame it is given (`avcodec_receive_frame`
-            // unreferences it first), so each picture gets a frame of its own.
-            var decoded = false
-            do throws(FFmpegError) {
-                try decoder.send(packet)
-                while true {
-                    let next = try Frame()
-                    guard try decoder.receive(into: next) else { break }
-                    decoded = !next.isCorrupt
-                    frame = next
-                }
-            } catch {
-                decoded = false
-            }
-            if !due { continue }
-            if !decoded || (copies && !packet.isWholeJPEG) {
-                undecodable += 1
-                if undecodable >= Self.undecodableLimit {
-                    throw .io(
-                        subject: source.url,
-                        reason: "\(undecodable) frames in a row did not decode; the camera sends broken pictures")
-                }
-                continue
-            }
-            undecodable = 0
-            let bytes: [UInt8]
-            if let filter {
-                bytes = try media("mjpeg2jpeg") { () throws(FFmpegError) in
-                    try filter.send(packet)
-                    let out = try Packet()
-                    guard try filter.receive(into: out) else {
-                        throw FFmpegError(CFFmpeg_AVERROR(EINVAL), call: "av_bsf_receive_packet")
+                do {
+                    guard try input.read(into: packet) else {
+                        throw CaptureError.io(
+                            subject: device.name,
+                            reason:
+                                "the source ended after \(delivered) frames, before \(request.count == 1 ? "the still" : "still \(summary.stills.count + 1)")"
+                        )
                     }
-                    return out.bytes
+                } catch let error as FFmpegError {
+                    if stop.isRequested { break }
+                    if stalled() {
+                        throw .io(
+                            subject: source.url,
+                            reason: "no frame within \(Self.seconds(request.stallTimeout)) s; the device stalled")
+                    }
+                    if [ENODEV, EIO, ENXIO].contains(error.errno ?? 0) {
+                        throw .io(subject: source.url, reason: "the device was lost: \(error)")
+                    }
+                    throw .io(subject: source.url, reason: "reading failed: \(error)")
+                } catch let error as CaptureError {
+                    throw error
+                } catch {
+                    throw .failed("\(error)")
                 }
-            } else {
-                bytes = try media("encoding the \(format.rawValue) picture") { () throws(FFmpegError) in
-                    try encoder.encode(frame)
+                guard packet.streamIndex == index else { continue }
+                fed()
+                let time =
+                    packet.pts.map { Double($0) * timeBase } ?? Double(MonotonicClock.microseconds() - started) / 1e6
+                let first = firstTime ?? time
+                firstTime = first
+                let number = delivered
+                delivered += 1
+                let due: Bool
+                if let firstStillTime {
+                    due = time - firstStillTime >= Double(summary.stills.count) * request.interval - 0.001
+                } else if let skip = request.skip {
+                    due = number >= skip
+                } else {
+                    due = time - first >= (request.settle ?? SnapshotRequest.defaultSettle) - 0.001
                 }
+                if !due && !decodesAll { continue }
+                // Decode: a still needs a picture that decodes, even when its bytes are copied.
+                // A receive that finds nothing empties the frame it is given (`avcodec_receive_frame`
+                // unreferences it first), so each picture gets a frame of its own.
+                var decoded = false
+                do throws(FFmpegError) {
+                    try decoder.send(packet)
+                    while true {
+                        let next = try Frame()
+                        guard try decoder.receive(into: next) else { break }
+                        decoded = !next.isCorrupt
+                        frame = next
+                    }
+                } catch {
+                    decoded = false
+                }
+                if !due { continue }
+                if !decoded || (copies && !packet.isWholeJPEG) {
+                    undecodable += 1
+                    if undecodable >= Self.undecodableLimit {
+                        throw .io(
+                            subject: source.url,
+                            reason: "\(undecodable) frames in a row did not decode; the camera sends broken pictures")
+                    }
+                    continue
+                }
+                undecodable = 0
+                let bytes: [UInt8]
+                if let filter {
+                    bytes = try media("mjpeg2jpeg") { () throws(FFmpegError) in
+                        try filter.send(packet)
+                        let out = try Packet()
+                        guard try filter.receive(into: out) else {
+                            throw FFmpegError(CFFmpeg_AVERROR(EINVAL), call: "av_bsf_receive_packet")
+                        }
+                        return out.bytes
+                    }
+                } else {
+                    bytes = try media("encoding the \(format.rawValue) picture") { () throws(FFmpegError) in
+                        try encoder.encode(frame)
+                    }
+                }
+                let stillNumber = summary.stills.count + 1
+                let path = names.template?.path(number: stillNumber, date: Date()) ?? request.output
+                if written.contains(path) {
+                    throw .cannotCreate(
+                        path: path,
+                        reason: "the template gave this name to an earlier picture of this series; "
+                            + "add %n or a finer time field to it")
+                }
+                try StillFile.write(bytes, to: path, replacing: request.force)
+                written.insert(path)
+                if firstStillTime == nil { firstStillTime = time }
+                summary.stills.append(
+                    .init(
+                        path: path, format: format.rawValue, width: frame.width, height: frame.height,
+                        bytes: bytes.count, frame: number, time: time - first, copied: copies))
             }
-            let stillNumber = summary.stills.count + 1
-            let path = names.template?.path(number: stillNumber, date: Date()) ?? request.output
-            try StillFile.write(bytes, to: path, replacing: request.force)
-            if firstStillTime == nil { firstStillTime = time }
-            summary.stills.append(
-                .init(
-                    path: path, format: format.rawValue, width: frame.width, height: frame.height, bytes: bytes.count,
-                    frame: number, time: time - first, copied: copies))
+        } catch {
+            // The pictures already written stay and are reported with the error that ended the series.
+            if summary.stills.isEmpty { throw error }
+            return SnapshotResult(summary: summary, failure: error)
         }
         if summary.stills.count < request.count, stop.isRequested {
             summary.stoppedBy = StopSignal.name(of: stop.signal)
         }
-        return summary
+        return SnapshotResult(summary: summary)
     }
 
     /// How stills are named: one path, or a template and the paths known before any time
@@ -226,6 +255,15 @@ public final class Snapshooter {
             return (nil, [request.output])
         }
         let template = try OutputTemplate(request.output, utc: request.utc)
+        // Refused before anything is taken, as a segmented recording refuses it: names that change
+        // less often than pictures are taken would repeat.
+        if !template.numbersFiles, request.interval < template.finestPeriod ?? .infinity {
+            throw .usage(
+                "\(request.output): its names change "
+                    + "\(template.finestPeriod.map { "every \(DurationValue.text($0)) s" } ?? "never"), "
+                    + "less often than pictures are taken (every \(DurationValue.text(request.interval)) s); "
+                    + "add %n, or a finer time field")
+        }
         let known = timeless(template) ? (1...request.count).map { template.path(number: $0, date: Date()) } : []
         return (template, known)
     }

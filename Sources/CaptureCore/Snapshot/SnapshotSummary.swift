@@ -27,4 +27,18 @@ public struct SnapshotSummary: Codable, Sendable, Equatable {
     /// "SIGINT", "SIGTERM" or "SIGHUP" when a signal ended it before every still was taken; nil
     /// otherwise.
     public var stoppedBy: String?
+    /// The error that ended the series after some pictures were written; nil otherwise.
+    public var error: String?
+}
+
+/// What `Snapshooter.run` took, and the error that ended the series early if one came after the
+/// first picture (the pictures written stay).
+public struct SnapshotResult: Sendable {
+    public var summary: SnapshotSummary
+    public var failure: CaptureError?
+
+    public init(summary: SnapshotSummary, failure: CaptureError? = nil) {
+        self.summary = summary
+        self.failure = failure
+    }
 }

@@ -74,6 +74,12 @@ import Testing
         #expect(DurationValue.seconds(text) == seconds)
     }
 
+    /// Lengths in messages are quoted with the digits they need, never rounded to a tenth.
+    @Test(arguments: [(5.0, "5"), (0.01, "0.01"), (0.5, "0.5"), (1.25, "1.25"), (3600, "3600")])
+    func durationText(seconds: Double, text: String) {
+        #expect(DurationValue.text(seconds) == text)
+    }
+
     @Test(arguments: ["", "0", "-5", "0m", "10x", "30m1h", "1h1h", "h", "1h30", "inf", "nan", "1e3", "m5"])
     func badDurations(text: String) {
         #expect(DurationValue.seconds(text) == nil)
