@@ -8,16 +8,16 @@ import Glibc
 ///
 /// While recording the file stays fragmented, because that is what survives kill -9; only a
 /// recording whose trailer was written is rewritten. libavformat does the work: the file is
-/// demuxed and its packets are muxed again, unchanged, by the same muxer with `movflags=+faststart`
+/// demuxed and its packets are muxed again, their data unchanged, by the same muxer with `movflags=+faststart`
 /// into a hidden file beside it, which is then renamed over it. A crash or an error during the
 /// rewrite leaves the fragmented file as it was.
 ///
-/// A fragmented MP4 made by FFmpeg 5.1 has no edit list: each track's first packet is decoded at
-/// 0, so a video track whose first frame decodes two B-frame intervals before it shows shows it at
-/// 0.067 s, and an AAC track plays its priming, 21 ms; the tracks end up out of step by the
-/// difference. The rewrite moves each track back to where its first packet really was
-/// (`startTimes`), and the muxer then writes the edit lists that show the video from 0 and skip
-/// the priming, as it does for a file written in one go.
+/// A fragmented MP4 made by FFmpeg 5.1 has no edit list and moves each track to start near 0, so
+/// a video track whose first frame decodes a B-frame interval or two before it shows shows it
+/// late, and an AAC track plays its priming: the tracks end up out of step by the difference.
+/// The rewrite moves each track back to where its first packet was (`startTimes`), and the muxer
+/// then writes the edit lists that show the video from 0 and skip the priming, as it does for a
+/// file written in one go.
 enum FastStartRewrite {
     /// The muxers whose files are rewritten.
     static let muxers: Set<String> = ["mp4", "mov", "ipod"]
@@ -30,8 +30,9 @@ enum FastStartRewrite {
     ///
     /// - Throws: `FFmpegError` from the demuxer, the muxer or `rename(2)`; the hidden file is
     ///   removed then and `path` keeps the fragmented file.
-    ///   - startTimes: per stream index, the decode time of its first packet when it was written
-    ///     (microseconds, `OutputContainer.firstDecodeTimes`); a stream without one keeps its times.
+    ///   - startTimes: per stream index, the presentation time of its first packet (in decode
+    ///     order) when it was written
+    ///     (microseconds, `OutputContainer.firstPacketTimes`); a stream without one keeps its times.
     static func rewrite(
         path: String, formatName: String, editLists: Bool = true, startTimes: [Int: Int64] = [:]
     ) throws(FFmpegError) {
@@ -57,7 +58,8 @@ enum FastStartRewrite {
         let input = try InputContainer(url: "file:" + path, format: nil)
         let output = try OutputContainer(name: target, formatName: formatName)
         for index in 0..<input.streamCount {
-            _ = try output.addStream(copying: input, stream: index, timeBase: Rational(input.stream(index).pointee.time_base))
+            _ = try output.addStream(
+                copying: input, stream: index, timeBase: Rational(input.stream(index).pointee.time_base))
         }
         // `file:` keeps a colon in the name from being read as a protocol.
         var options = ["movflags": "+faststart"]
@@ -68,7 +70,7 @@ enum FastStartRewrite {
         var shifts: [Int: Int64] = [:]
         while try input.read(into: packet) {
             let index = packet.streamIndex
-            if shifts[index] == nil, let first = packet.dts ?? packet.pts {
+            if shifts[index] == nil, let first = packet.pts ?? packet.dts {
                 shifts[index] = startTimes[index].map { output.ticks(ofMicroseconds: $0, stream: index) - first } ?? 0
             }
             if let shift = shifts[index], shift != 0 {

@@ -18,10 +18,10 @@ final class OutputContainer {
     private var finished = false
     /// Bytes written, as the I/O layer counts them.
     private(set) var bytesWritten: Int64 = 0
-    /// Per stream, the decode time of its first packet (microseconds on the encoder's clock); nil
-    /// before it. A fragmented MP4 starts every track at 0 whatever its first packet said, so
-    /// `FastStartRewrite` puts them back from these.
-    private(set) var firstDecodeTimes: [Int: Int64] = [:]
+    /// Per stream, the presentation time of its first packet in decode order (microseconds on
+    /// the encoder's clock); nil before it. A fragmented MP4 moves every track to start near 0
+    /// whatever its first packet said, so `FastStartRewrite` puts them back from these.
+    private(set) var firstPacketTimes: [Int: Int64] = [:]
 
     /// Prepares the muxer `formatName`; `name` is the file's name for the muxer's own use (none
     /// opens it yet).
@@ -190,8 +190,8 @@ final class OutputContainer {
     /// packet's payload.
     func write(_ packet: Packet, stream index: Int) throws(FFmpegError) {
         packet.streamIndex = index
-        if firstDecodeTimes[index] == nil, let dts = packet.dts ?? packet.pts {
-            firstDecodeTimes[index] = microseconds(ofTicks: dts, stream: index)
+        if firstPacketTimes[index] == nil, let pts = packet.pts ?? packet.dts {
+            firstPacketTimes[index] = microseconds(ofTicks: pts, stream: index)
         }
         packet.rescaleTimestamps(from: encoderTimeBases[index], to: timeBase(of: index))
         try check(av_interleaved_write_frame(context, packet.pointer), "av_interleaved_write_frame")

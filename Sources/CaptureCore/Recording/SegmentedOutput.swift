@@ -229,7 +229,8 @@ final class SegmentedOutput: @unchecked Sendable {
         }
         lock.withLock {
             numbers[path] = segment.number
-            events.append(RecordingEvent(event: .segmentOpened, path: path, number: segment.number, start: Self.seconds(time)))
+            events.append(
+                RecordingEvent(event: .segmentOpened, path: path, number: segment.number, start: Self.seconds(time)))
         }
     }
 
@@ -347,7 +348,8 @@ final class SegmentedOutput: @unchecked Sendable {
     }
 
     /// Writes the trailer, moves an MP4's index to the front, and says what the file holds.
-    private static func finish(_ segment: Segment, formatName: String, hasVideo: Bool, hasAudio: Bool) -> RecordingEvent {
+    private static func finish(_ segment: Segment, formatName: String, hasVideo: Bool, hasAudio: Bool) -> RecordingEvent
+    {
         var problem: String?
         do {
             try segment.container.finish()
@@ -356,7 +358,7 @@ final class SegmentedOutput: @unchecked Sendable {
                 // short, and a player would skip the last 21 ms of every segment.
                 try FastStartRewrite.rewrite(
                     path: segment.path, formatName: formatName, editLists: false,
-                    startTimes: segment.container.firstDecodeTimes)
+                    startTimes: segment.container.firstPacketTimes)
             }
         } catch {
             problem = error.errno == ENOSPC ? "disk full (no space left on device)" : "\(error)"

@@ -61,7 +61,9 @@ extension RecordingSession {
         } else {
             guard streamStarted else {
                 throw failure
-                    ?? .failed("\(plan.outputs.streams.first?.target.printable ?? plan.output): nothing was streamed; no frame or sample arrived before the stop")
+                    ?? .failed(
+                        "\(plan.outputs.streams.first?.target.printable ?? plan.output): nothing was streamed; no frame or sample arrived before the stop"
+                    )
             }
             summary = streamOnlySummary(reports: streamReports, failure: failure, stopReason: stopReason)
         }
@@ -88,7 +90,9 @@ extension RecordingSession {
         // as rawvideo, which is what the reader needs to know.
         let codec =
             path.copies
-            ? "copy" : planned.requestedCodec == .raw ? "rawvideo" : CodecChoice.encoderName(planned.requestedCodec, in: plan.container)
+            ? "copy"
+            : planned.requestedCodec == .raw
+                ? "rawvideo" : CodecChoice.encoderName(planned.requestedCodec, in: plan.container)
         var summary = RecordingSummary.Video(
             device: video.device,
             input: [video.input.codec, video.input.pixelFormat].compactMap { $0 }.joined(separator: " "),
@@ -101,7 +105,9 @@ extension RecordingSession {
             framesDropped: .init(late: path.late, corrupt: path.corrupt, gaps: path.gaps),
             framesSkippedAtStart: path.skippedAtStart, framesDuplicated: path.fillsEmptySlots ? path.duplicated : nil,
             start: Double(path.firstTime ?? 0) / 1e6)
-        if path.copies { summary.pixelFormat = video.input.codec == "rawvideo" ? summary.pixelFormat : video.input.codec }
+        if path.copies {
+            summary.pixelFormat = video.input.codec == "rawvideo" ? summary.pixelFormat : video.input.codec
+        }
         if let link = linkTotals(lane: video.lane) {
             summary.reconnects = link.reconnects
             summary.secondsDisconnected = link.seconds
@@ -146,7 +152,7 @@ extension RecordingSession {
         else { return nil }
         do {
             try FastStartRewrite.rewrite(
-                path: plan.output, formatName: plan.container.muxer, startTimes: output?.firstDecodeTimes ?? [:])
+                path: plan.output, formatName: plan.container.muxer, startTimes: output?.firstPacketTimes ?? [:])
             return nil
         } catch {
             let cause = error.errno == ENOSPC ? "the disk is full" : "\(error)"
