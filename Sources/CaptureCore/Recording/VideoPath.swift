@@ -192,6 +192,13 @@ final class VideoPath {
             tally.countDuplicate()
             return
         }
+        // A frame a little early for the slot on the end (a live source's jitter) is still past
+        // it: the recording holds the slots before the end, no more.
+        if let endTime, Rescale.microseconds(ofSlot: slot, rate: rate) >= endTime {
+            tally.countEnd(before: self.slot(of: endTime), time: endTime)
+            done = true
+            return
+        }
         if let passThroughSize, packet.size == passThroughSize {
             // Raw in, the same raw out: the packet is the frame the encoder would write, byte for
             // byte (tightly packed planes), so it goes to the muxer without a decode or a copy.
