@@ -10,7 +10,8 @@ import Testing
         _ extra: [String], file: String, server: MicrophonePulseTests.TestServer, scratch: RecordScratch
     ) throws -> ChildProcess {
         try ChildProcess(
-            BuiltBinary.path, ["record", "--audio", "pulse:capture_test_tone", "--reconnect", "--json"] + extra + [file],
+            BuiltBinary.path,
+            ["record", "--audio", "pulse:capture_test_tone", "--reconnect", "--json"] + extra + [file],
             environment: server.environment, stdout: .file(scratch.path("capture.stdout")),
             stderr: .file(scratch.path("capture.stderr")))
     }
@@ -24,6 +25,26 @@ import Testing
             exit, try String(contentsOfFile: scratch.path("capture.stdout"), encoding: .utf8),
             try String(contentsOfFile: scratch.path("capture.stderr"), encoding: .utf8)
         )
+    }
+
+    /// A recording with `extra` options into `file` (in `scratch`) whose server crashes 2.5 s in
+    /// and is started again at `back` s: its exit, stderr, events and the summary's audio part.
+    private static func acrossACrash(
+        _ extra: [String], file: String, back: TimeInterval, scratch: RecordScratch
+    ) throws -> (exit: ChildProcess.Exit, stderr: String, events: [[String: Any]], audio: [String: Any]) {
+        let server = try MicrophonePulseTests.TestServer()
+        defer { server.stop() }
+        let capture = try record(extra, file: file, server: server, scratch: scratch)
+        capture.sleep(untilElapsed: 2.5)
+        server.crash()
+        capture.sleep(untilElapsed: back)
+        try server.restart()
+        let (exit, stdout, stderr) = try outcome(capture, scratch: scratch)
+        #expect(exit.shellStatus == 0, "\(stderr)")
+        let (events, summary) = try RecordSegmentTests.events(stdout)
+        let audio = try #require(summary["audio"] as? [String: Any])
+        #expect(audio["reconnects"] as? Int == 1, "\(stdout)")
+        return (exit, stderr, events, audio)
     }
 
     /// The silent stretches of `file` (start, length in seconds) below -50 dB for 0.3 s or more.
@@ -46,25 +67,15 @@ import Testing
     /// A server that crashes 2.5 s in and is back 2 s later: the recording waits for the source,
     /// reopens it, and lasts as long as asked, the gap silence between tone before and after.
     @Test func aServerThatRestartsIsWaitedFor() throws {
-        let server = try MicrophonePulseTests.TestServer()
-        defer { server.stop() }
         let scratch = try RecordScratch()
         let file = scratch.path("restart.wav")
-        let capture = try Self.record(["--duration", "8"], file: file, server: server, scratch: scratch)
-        capture.sleep(untilElapsed: 2.5)
-        server.crash()
-        capture.sleep(untilElapsed: 4.5)
-        try server.restart()
-        let (exit, stdout, stderr) = try Self.outcome(capture, scratch: scratch)
-        #expect(exit.shellStatus == 0, "\(stderr)")
-        let (events, summary) = try RecordSegmentTests.events(stdout)
-        let audio = try #require(summary["audio"] as? [String: Any])
-        #expect(audio["reconnects"] as? Int == 1, "\(stdout)")
+        let (_, stderr, events, audio) = try Self.acrossACrash(
+            ["--duration", "8"], file: file, back: 4.5, scratch: scratch)
         // The gap is the server's absence, not an overrun of the device's buffer.
-        #expect(audio["overruns"] as? Int == 0, "\(stdout)")
+        #expect(audio["overruns"] as? Int == 0, "\(audio)")
         let lost = events.first { $0["event"] as? String == "device_lost" }
-        #expect((lost?["reason"] as? String)?.contains("sound server") == true, "\(stdout)")
-        #expect(events.contains { $0["event"] as? String == "device_back" }, "\(stdout)")
+        #expect((lost?["reason"] as? String)?.contains("sound server") == true, "\(events)")
+        #expect(events.contains { $0["event"] as? String == "device_back" }, "\(events)")
         #expect(stderr.contains("pulse:capture_test_tone: the device was lost"), "\(stderr)")
         let duration = try #require(try RecordOracle.probe(file).duration)
         #expect(abs(duration - 8) <= 0.2, "duration \(duration)")
@@ -80,23 +91,12 @@ import Testing
     /// silence is written as the gap goes, so every 2 s file holds its frames and 2 s of sound, and
     /// the samples add up to the whole recording.
     @Test func segmentsAreCutOnTimeWhileTheServerIsAway() throws {
-        let server = try MicrophonePulseTests.TestServer()
-        defer { server.stop() }
         let scratch = try RecordScratch()
-        let capture = try Self.record(
-            ["--video", "test", "--segment-time", "2", "--duration", "8"], file: scratch.path("gap-%n.mkv"),
-            server: server, scratch: scratch)
-        capture.sleep(untilElapsed: 2.5)
-        server.crash()
-        capture.sleep(untilElapsed: 5.5)
-        try server.restart()
-        let (exit, stdout, stderr) = try Self.outcome(capture, scratch: scratch)
-        #expect(exit.shellStatus == 0, "\(stderr)")
-        let (events, summary) = try RecordSegmentTests.events(stdout)
-        let audio = try #require(summary["audio"] as? [String: Any])
-        #expect(audio["reconnects"] as? Int == 1, "\(stdout)")
+        let (_, _, events, audio) = try Self.acrossACrash(
+            ["--video", "test", "--segment-time", "2", "--duration", "8"], file: scratch.path("gap-%n.mkv"), back: 5.5,
+            scratch: scratch)
         let closed = events.filter { $0["event"] as? String == "segment_closed" }
-        #expect(closed.count == 4, "\(stdout)")
+        #expect(closed.count == 4, "\(events)")
         var samples = 0
         for event in closed {
             let path = try #require(event["path"] as? String)
