@@ -76,7 +76,9 @@ struct RecordCommand: Command {
             .option(
                 "--maxrate", "rate",
                 help: "H.264 rate cap (x264 VBV), e.g. 3M, so a stream stays within what the link carries."),
-            .option("--bufsize", "bits", help: "H.264 VBV buffer for --maxrate, e.g. 6M.", default: "one second of --maxrate"),
+            .option(
+                "--bufsize", "bits", help: "H.264 VBV buffer for --maxrate, e.g. 6M.",
+                default: "one second of --maxrate"),
             .option(
                 "--also", "output",
                 help: "Another output from the same encode: a file or a stream URL; repeat for more.", repeats: true),
@@ -84,7 +86,8 @@ struct RecordCommand: Command {
                 "--format", "name",
                 help: "Container for the output where its name does not say: flv, mpegts (udp://, tcp://), mkv ..."),
             .option(
-                "--connect-timeout", "seconds", help: "Give up on a server that does not answer at the start (exit 69).",
+                "--connect-timeout", "seconds",
+                help: "Give up on a server that does not answer at the start (exit 69).",
                 default: "5"),
             .option(
                 "--reconnect-timeout", "seconds",
@@ -324,7 +327,8 @@ struct RecordCommand: Command {
             return failure.exitCode
         }
         if let problem = standardOutputFailure() {
-            printError("Error: stdout: writing the summary failed: \(problem); the recording is at \(result.summary.output)\n")
+            printError(
+                "Error: stdout: writing the summary failed: \(problem); the recording is at \(result.summary.output)\n")
             return 74
         }
         return 0

@@ -90,7 +90,8 @@ import Testing
         let symbols = try ChildProcess.run(try Self.tool("nm"), [BuiltBinary.path])
         try #require(symbols.status == 0, "nm: \(symbols.stderr)")
         let unwanted = symbols.stdout.split(separator: "\n").filter {
-            ($0.contains(" icudt") && $0.hasSuffix("_dat")) || $0.contains("FoundationInternationalization") || $0.contains(" $s10Foundation")
+            ($0.contains(" icudt") && $0.hasSuffix("_dat")) || $0.contains("FoundationInternationalization")
+                || $0.contains(" $s10Foundation")
         }
         #expect(unwanted.isEmpty, "linked: \(unwanted.prefix(5).joined(separator: "; "))")
     }

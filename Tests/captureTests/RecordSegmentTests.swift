@@ -60,7 +60,10 @@ import Testing
         ])
         #expect(kept.status == 0, "\(kept.stderr)")
         let warnings = kept.stderr.split(separator: "\n")
-        #expect(warnings == ["Warning: the disk holding \(disk)/raw.nut is nearly full; deleting the oldest segments of the series to make room"])
+        #expect(
+            warnings == [
+                "Warning: the disk holding \(disk)/raw.nut is nearly full; deleting the oldest segments of the series to make room"
+            ])
         let (events, summary) = try Self.events(kept.stdout)
         #expect(summary["segments"] as? Int == 14)
         let deleted = events.filter { $0["event"] as? String == "segment_deleted" }.compactMap { $0["path"] as? String }

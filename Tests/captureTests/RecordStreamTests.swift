@@ -414,7 +414,8 @@ import Testing
     /// Video bits per second of `file`, from the sizes of its packets (ffprobe).
     static func videoBitRate(_ file: String, seconds: Double) throws -> Double {
         let result = try ChildProcess.run(
-            "ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=size", "-of", "csv=p=0", file])
+            "ffprobe",
+            ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=size", "-of", "csv=p=0", file])
         let bytes = result.stdout.split(separator: "\n").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
             .reduce(0, +)
         return Double(bytes) * 8 / seconds

@@ -73,7 +73,9 @@ import Testing
             "--quiet", scratch.path("seg-%n.mp4"),
         ])
         #expect(result.status == 0, "\(result.stderr)")
-        let files = try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).filter { $0.hasPrefix("seg-") }
+        let files = try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).filter {
+            $0.hasPrefix("seg-")
+        }
         #expect(files.sorted() == ["seg-0001.mp4", "seg-0002.mp4"])
         for name in files {
             let flash = try #require(try Self.flash(scratch.path(name)))

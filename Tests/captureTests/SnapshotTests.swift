@@ -207,7 +207,8 @@ import Testing
     /// SIGINT while the source settles: nothing written, exit 0, said on stderr.
     @Test func stopBeforeThePicture() throws {
         let scratch = try RecordScratch()
-        let process = try ChildProcess.recording(["snapshot", "test", "--settle", "10", scratch.path("i.png")], in: scratch)
+        let process = try ChildProcess.recording(
+            ["snapshot", "test", "--settle", "10", scratch.path("i.png")], in: scratch)
         process.sleep(untilElapsed: 1)
         process.signalGroup(SIGINT)
         let exit = process.wait(timeout: 10)

@@ -56,7 +56,9 @@ final class V4L2Handle {
             else { continue }
             // Only the descriptor that streams may stop it; the others answer EBUSY.
             var type = Int32(1)  // V4L2_BUF_TYPE_VIDEO_CAPTURE
-            if withUnsafeMutablePointer(to: &type, { CShim_ioctl(fd, CShim_VIDIOC_STREAMOFF, $0) }) == 0 { stopped = true }
+            if withUnsafeMutablePointer(to: &type, { CShim_ioctl(fd, CShim_VIDIOC_STREAMOFF, $0) }) == 0 {
+                stopped = true
+            }
         }
         return stopped
     }

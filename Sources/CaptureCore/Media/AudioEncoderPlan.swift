@@ -228,7 +228,8 @@ enum AudioEncoderPlanner {
             throw .notSupported(
                 device: device,
                 reason:
-                    "\(input.channels) channels cannot be recorded as \(codec.rawValue), which takes \(describe(takes)) channels; record \(most) with \(.channels, "\(most)"), or keep all \(input.channels) as PCM in \(keeping)")
+                    "\(input.channels) channels cannot be recorded as \(codec.rawValue), which takes \(describe(takes)) channels; record \(most) with \(.channels, "\(most)"), or keep all \(input.channels) as PCM in \(keeping)"
+            )
         }
         plan.layout = layout
         return plan

@@ -56,7 +56,8 @@ enum CodecChoice {
                 let others = ContainerFormat.extensions { other in
                     other.holdsVideo && (codecID(video, in: other).map { holds(other, $0) } ?? false)
                 }
-                throw .videoCodecNotInContainer(video, fileExtension: ext, working: working.map(\.rawValue), others: others)
+                throw .videoCodecNotInContainer(
+                    video, fileExtension: ext, working: working.map(\.rawValue), others: others)
             }
         }
         if let audio {
@@ -67,14 +68,17 @@ enum CodecChoice {
             if !holds(container, codecID(audio)) {
                 let working = RecordingRequest.AudioCodec.allCases.filter { holds(container, codecID($0)) }
                 let others = ContainerFormat.extensions { $0.holdsAudio && holds($0, codecID(audio)) }
-                throw .audioCodecNotInContainer(audio, fileExtension: ext, working: working.map(\.rawValue), others: others)
+                throw .audioCodecNotInContainer(
+                    audio, fileExtension: ext, working: working.map(\.rawValue), others: others)
             }
         }
     }
 
     /// What would work when `container` cannot hold a copy of a source's `codec` packets (an FFmpeg
     /// codec name, `mjpeg`): the choices it holds instead, and the extensions that hold the packets.
-    static func copyAlternatives(codec name: String, in container: ContainerFormat) -> (working: [String], others: String) {
+    static func copyAlternatives(codec name: String, in container: ContainerFormat) -> (
+        working: [String], others: String
+    ) {
         let working = RecordingRequest.VideoCodec.allCases.filter { codec in
             codecID(codec, in: container).map { holds(container, $0) } ?? false
         }

@@ -47,7 +47,8 @@ final class Frame {
     func silence() {
         let frame = pointer.pointee
         av_samples_set_silence(
-            frame.extended_data, 0, frame.nb_samples, frame.ch_layout.nb_channels, AVSampleFormat(rawValue: frame.format))
+            frame.extended_data, 0, frame.nb_samples, frame.ch_layout.nb_channels,
+            AVSampleFormat(rawValue: frame.format))
     }
 
     /// Presentation time in the time base of the codec that made or will take the frame.

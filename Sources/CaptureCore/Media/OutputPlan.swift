@@ -44,7 +44,8 @@ public struct OutputPlan: Sendable {
                     throw .usage("\(target.printable): RTMP carries FLV only; leave out \(.format) or give flv")
                 }
                 if ["mp4", "mov", "ipod", "ismv"].contains(muxer) {
-                    throw .usage("\(.format) \(muxer) writes its index at the end of a file and cannot stream; use mpegts")
+                    throw .usage(
+                        "\(.format) \(muxer) writes its index at the end of a file and cannot stream; use mpegts")
                 }
                 if streams.contains(where: { $0.target.url == target.url }) {
                     throw .usage("\(target.printable) is given twice (the same URL, stream key included)")
@@ -64,7 +65,8 @@ public struct OutputPlan: Sendable {
                         : "'-' writes to standard output: name the container with \(.format) (nut, mkv, mpegts ...)")
             }
             if let file {
-                throw .usage("a recording writes one file ('\(file)' and '\(text)'); give the other outputs as stream URLs")
+                throw .usage(
+                    "a recording writes one file ('\(file)' and '\(text)'); give the other outputs as stream URLs")
             }
             file = text
             if let format {
@@ -131,13 +133,18 @@ public struct OutputPlan: Sendable {
                     known.map { $0.video.contains(video) }
                     ?? (CodecChoice.codecID(video, in: carrier).map { CodecChoice.holds(carrier, $0) } ?? false)
                 if !carries {
-                    throw .usage("\(stream.target.printable): \(stream.muxer) cannot carry \(video.rawValue) video; use \(.videoCodec, "h264")")
+                    throw .usage(
+                        "\(stream.target.printable): \(stream.muxer) cannot carry \(video.rawValue) video; use \(.videoCodec, "h264")"
+                    )
                 }
             }
             if let audio {
-                let carries = known.map { $0.audio.contains(audio) } ?? CodecChoice.holds(carrier, CodecChoice.codecID(audio))
+                let carries =
+                    known.map { $0.audio.contains(audio) } ?? CodecChoice.holds(carrier, CodecChoice.codecID(audio))
                 if !carries {
-                    throw .usage("\(stream.target.printable): \(stream.muxer) cannot carry \(audio.rawValue) audio; use \(.audioCodec, "aac")")
+                    throw .usage(
+                        "\(stream.target.printable): \(stream.muxer) cannot carry \(audio.rawValue) audio; use \(.audioCodec, "aac")"
+                    )
                 }
             }
         }

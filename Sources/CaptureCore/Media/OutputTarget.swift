@@ -42,7 +42,8 @@ public struct OutputTarget: Hashable, Sendable {
             let normalized = scheme + text.dropFirst(scheme.count)
             url = normalized
             (printable, secrets) = Self.redact(
-                normalized, scheme: scheme, schemeEnd: normalized.index(normalized.startIndex, offsetBy: scheme.count + 3))
+                normalized, scheme: scheme,
+                schemeEnd: normalized.index(normalized.startIndex, offsetBy: scheme.count + 3))
         } else {
             url = text
             scheme = nil
@@ -91,7 +92,8 @@ public struct OutputTarget: Hashable, Sendable {
             return "\(scheme):// needs a port (\(scheme)://HOST:PORT)"
         }
         if scheme == "srt", let query = url.firstIndex(of: "?") {
-            for pair in url[url.index(after: query)...].split(separator: "&") where pair.lowercased().hasPrefix("passphrase=") {
+            for pair in url[url.index(after: query)...].split(separator: "&")
+            where pair.lowercased().hasPrefix("passphrase=") {
                 let value = pair.dropFirst("passphrase=".count)
                 if !(10...79).contains(value.count) {
                     return "an SRT passphrase has 10 to 79 characters, not \(value.count)"

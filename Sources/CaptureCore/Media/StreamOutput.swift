@@ -136,7 +136,9 @@ final class StreamOutput: @unchecked Sendable {
                 dropped += 1
                 return
             }
-            let time = packet.pts.map { Rescale.rescale($0, from: Rational(parameters[index].timeBase), to: Rescale.microsecond) }
+            let time = packet.pts.map {
+                Rescale.rescale($0, from: Rational(parameters[index].timeBase), to: Rescale.microsecond)
+            }
             if awaitingKeyframe {
                 if hasVideo && !(isVideo && packet.isKeyframe) {
                     dropped += 1
@@ -296,7 +298,8 @@ final class StreamOutput: @unchecked Sendable {
                     disconnectedSince = nil
                     let last = lastError ?? "connection lost"
                     let tried = lastAttemptError.map { " (last try: \($0))" } ?? ""
-                    lastError = "\(last); no reconnect within \(RecordingLoop.seconds(settings.reconnectTimeout)) s\(tried)"
+                    lastError =
+                        "\(last); no reconnect within \(RecordingLoop.seconds(settings.reconnectTimeout)) s\(tried)"
                     events.append("\(target.printable): \(lastError!); the stream has ended")
                 }
                 return false

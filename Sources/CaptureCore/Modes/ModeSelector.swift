@@ -76,7 +76,8 @@ public enum ModeSelector {
             if formats.isEmpty {
                 throw .notSupported(
                     device: device,
-                    reason: "\(.videoCodec, "copy") needs a compressed format (MJPEG, H.264) and the camera offers none; "
+                    reason:
+                        "\(.videoCodec, "copy") needs a compressed format (MJPEG, H.264) and the camera offers none; "
                         + "formats on offer: \(offered(probe))")
             }
         }
@@ -180,7 +181,8 @@ public enum ModeSelector {
             case .stepwise, .continuous:
                 guard let fastest = intervals.min?.inverted, let slowest = intervals.max?.inverted else { break }
                 return fastest == slowest
-                    ? fps([fastest]) : "\(slowest.reduced.decimalDescription) to \(fastest.reduced.decimalDescription) fps"
+                    ? fps([fastest])
+                    : "\(slowest.reduced.decimalDescription) to \(fastest.reduced.decimalDescription) fps"
             case .none:
                 if let inputRate { return fps([inputRate]) }
             }

@@ -130,11 +130,13 @@ final class InputReader: @unchecked Sendable {
             guard packet.streamIndex == streamIndex else { continue }
             let arrival = SessionClock.now()
             // A stalled read that ends with data: the device is back without being reopened.
-            if link.waiting, stall.withLock({ value -> Bool in
-                guard value?.freed == false else { return false }
-                value = nil
-                return true
-            }) {
+            if link.waiting,
+                stall.withLock({ value -> Bool in
+                    guard value?.freed == false else { return false }
+                    value = nil
+                    return true
+                })
+            {
                 link.back(at: arrival)
             }
             // Rescaled with 128-bit intermediates: wall-clock microseconds times a numerator overflow.

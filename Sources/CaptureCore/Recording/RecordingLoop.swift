@@ -168,7 +168,8 @@ struct RecordingLoop {
             let frames = missing == 1 ? "1 frame" : "\(missing) frames"
             s.onWarning("\(name) is back after \(String(cFormat: "%.1f", seconds)) s; \(frames) missing")
             s.onEvent?(
-                RecordingEvent(event: .deviceBack, device: name, secondsAway: Self.rounded(seconds), framesMissing: missing))
+                RecordingEvent(
+                    event: .deviceBack, device: name, secondsAway: Self.rounded(seconds), framesMissing: missing))
         }
     }
 
@@ -177,7 +178,8 @@ struct RecordingLoop {
 
     /// Hands a packet to its track.
     private func take(_ item: QueuedPacket, lane: Int, t0: Int64, policy: inout StopPolicy) throws(CaptureError) {
-        let mux: EncodedStream.Mux = { (packet, stream) throws(CaptureError) in try session.mux(packet, stream: stream) }
+        let mux: EncodedStream.Mux = { (packet, stream) throws(CaptureError) in try session.mux(packet, stream: stream)
+        }
         let time = item.time - t0
         if let video = session.video, lane == video.lane {
             video.path.noteDropped(times: session.queue.takeDropped(lane: lane).map { $0 - t0 })

@@ -50,11 +50,13 @@ public enum RecordingPlanError: Error, Equatable, Sendable {
         case .appliesToH264Only(let option):
             return "\(option) applies to \(.videoCodec, "h264") only"
         case .pixelFormatWithCopy:
-            return "\(.pixelFormat) cannot apply to \(.videoCodec, "copy"), which writes the camera's packets as they are"
+            return
+                "\(.pixelFormat) cannot apply to \(.videoCodec, "copy"), which writes the camera's packets as they are"
         case .unknownPixelFormat(let name):
             return "unknown pixel format '\(name)' (FFmpeg names, e.g. yuv420p, nv12, yuyv422, bgra)"
         case .h264Needs420(let name, let takes):
-            return "\(.videoCodec, "h264") records 4:2:0 pixel formats only: \(takes.joined(separator: ", ")); not \(name)"
+            return
+                "\(.videoCodec, "h264") records 4:2:0 pixel formats only: \(takes.joined(separator: ", ")); not \(name)"
         case .containerHoldsNoVideo(let ext, let use):
             return ".\(ext) files hold audio only; record video to \(use)"
         case .containerHoldsNoAudio(let ext, let use):
@@ -69,7 +71,8 @@ public enum RecordingPlanError: Error, Equatable, Sendable {
             let refusal: OptionText = ".\(ext) files cannot hold \(source) \(codec) packets"
             let copyTo = others.isEmpty ? "" : "copy them to \(others)"
             guard !working.isEmpty else { return copyTo.isEmpty ? refusal : "\(refusal); \(copyTo)" }
-            return "\(refusal); use \(.videoCodec, working.joined(separator: " or "))\(copyTo.isEmpty ? "" : ", or \(copyTo)")"
+            return
+                "\(refusal); use \(.videoCodec, working.joined(separator: " or "))\(copyTo.isEmpty ? "" : ", or \(copyTo)")"
         case .pixelFormatNotInContainer(let name, let ext):
             return
                 ".\(ext) files cannot hold \(name) pictures; use \(.pixelFormat, "yuv420p"), yuv422p or yuv444p, or record to .nut or .mkv"
@@ -78,7 +81,8 @@ public enum RecordingPlanError: Error, Equatable, Sendable {
         case .controlsNeedCamera:
             return "\(.control) and \(.controlsProfile) need a V4L2 camera as \(.video) (e.g. /dev/video0)"
         case .segmentsNeedFile:
-            return "\(.segmentTime) and \(.segmentSize) cut a file into segments; give a file name (a template) as the output"
+            return
+                "\(.segmentTime) and \(.segmentSize) cut a file into segments; give a file name (a template) as the output"
         case .needsSegments(let option):
             return "\(option) applies to segments only (\(.segmentTime) or \(.segmentSize))"
         }

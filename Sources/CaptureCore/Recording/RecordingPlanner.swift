@@ -108,7 +108,9 @@ public enum RecordingPlanner {
     ///
     /// - Throws: `.plan` for segments without a file, or a retention option or `utc` without
     ///   segments; `.usage` for a template that does not parse or limits that do not fit.
-    static func segmentTemplate(_ request: RecordingRequest, outputs: OutputPlan) throws(CaptureError) -> OutputTemplate? {
+    static func segmentTemplate(_ request: RecordingRequest, outputs: OutputPlan) throws(CaptureError)
+        -> OutputTemplate?
+    {
         guard request.segmentTime != nil || request.segmentSize != nil else {
             for (given, option) in [
                 (request.retention.keep != nil, RequestOption.keep),
@@ -174,7 +176,8 @@ public enum RecordingPlanner {
         }
         if videoCodec != .h264 {
             for (given, option) in [
-                (request.crf != nil, RequestOption.crf), (request.preset != nil, .preset), (request.bitRate != nil, .bitRate),
+                (request.crf != nil, RequestOption.crf), (request.preset != nil, .preset),
+                (request.bitRate != nil, .bitRate),
                 (request.maxRate != nil, .maxRate), (request.bufferSize != nil, .bufferSize),
             ] where given {
                 throw .appliesToH264Only(option)
@@ -203,11 +206,15 @@ public enum RecordingPlanner {
                 copy: requested == .copy),
             camera: entry.camera)
         let copies =
-            source.mode.map { copiesCameraStream(requested, cameraFormat: $0.inputFormat, width: $0.width, height: $0.height, request: request) }
+            source.mode.map {
+                copiesCameraStream(
+                    requested, cameraFormat: $0.inputFormat, width: $0.width, height: $0.height, request: request)
+            }
             ?? false
         return RecordingPlan.Video(
             device: entry.device, source: source, codec: copies ? .copy : requested, requestedCodec: requested,
-            requestedFrameRate: request.frameRate, pixelFormat: request.pixelFormat, bitRate: request.bitRate, x264Options: x264Options(request))
+            requestedFrameRate: request.frameRate, pixelFormat: request.pixelFormat, bitRate: request.bitRate,
+            x264Options: x264Options(request))
     }
 
     private static func audio(_ request: RecordingRequest, entry: DeviceSurvey.Entry, container: ContainerFormat)
@@ -216,7 +223,8 @@ public enum RecordingPlanner {
         let codec = request.audioCodec ?? container.defaultAudioCodec ?? .aac
         let source = try InputSource.make(
             entry.device, kind: .audio,
-            audio: .init(sampleRate: request.sampleRate, channels: request.channels, sampleFormat: request.sampleFormat),
+            audio: .init(
+                sampleRate: request.sampleRate, channels: request.channels, sampleFormat: request.sampleFormat),
             microphone: entry.microphone)
         var plan = RecordingPlan.Audio(
             device: entry.device, source: source, codec: codec, sampleRate: request.sampleRate,

@@ -59,7 +59,8 @@ public final class RecordingSession {
         if let segmenting = plan.segments {
             segments = try media("preparing \(plan.output)") { () throws(FFmpegError) in
                 try SegmentedOutput(
-                    plan: segmenting, formatName: plan.container.muxer, options: plan.muxerOptions, replacing: plan.force)
+                    plan: segmenting, formatName: plan.container.muxer, options: plan.muxerOptions,
+                    replacing: plan.force)
             }
             file = nil
             output = nil

@@ -89,7 +89,8 @@ extension RecordingSession {
 
     /// The summary of a recording with no file: `output` is the first stream's printable URL, the
     /// duration what was encoded, the size the bytes sent over every stream.
-    func streamOnlySummary(reports: [StreamReport], failure: CaptureError?, stopReason: StopReason) -> RecordingSummary {
+    func streamOnlySummary(reports: [StreamReport], failure: CaptureError?, stopReason: StopReason) -> RecordingSummary
+    {
         RecordingSummary(
             output: reports.first?.url ?? plan.output, container: plan.container.muxer, video: nil, audio: nil,
             startOffset: nil, duration: encodedDuration,

@@ -206,7 +206,8 @@ extension RecordingSession {
         let stream = try media("adding the audio stream") { () throws(FFmpegError) in
             try addOutputStream(encoder: encoder)
         }
-        let path = try AudioPath(decoder: decoder, output: EncodedStream(encoder: encoder, stream: stream, kind: "audio"))
+        let path = try AudioPath(
+            decoder: decoder, output: EncodedStream(encoder: encoder, stream: stream, kind: "audio"))
         let lane = queue.addLane(live: source.live, dropsOldest: false, capacity: source.live ? 512 : 32)
         addReader(input, stream: index, source: source, lane: lane)
         return Track(path: path, lane: lane, source: source, input: info)

@@ -63,7 +63,8 @@ public struct RetentionPolicy: Hashable, Sendable {
     public static func freeing(_ bytes: Int64, among files: [SeriesFile], current: String?) -> [SeriesFile] {
         var freed: Int64 = 0
         var chosen: [SeriesFile] = []
-        for file in files.filter({ $0.path != current }).sorted(by: SeriesFile.olderFirst).dropLast() where freed < bytes {
+        for file in files.filter({ $0.path != current }).sorted(by: SeriesFile.olderFirst).dropLast()
+        where freed < bytes {
             chosen.append(file)
             freed += file.bytes
         }

@@ -82,7 +82,8 @@ import Testing
             } catch {
                 #expect((error as? CaptureError)?.exitCode == 69)
                 // The library names the option; a front end spells it (here: <option value>).
-                let text = (error as? CaptureError)?.description { "<\($0.rawValue)\($1.map { " " + $0 } ?? "")>" } ?? ""
+                let text =
+                    (error as? CaptureError)?.description { "<\($0.rawValue)\($1.map { " " + $0 } ?? "")>" } ?? ""
                 #expect(text.contains("10 channels"), "\(text)")
                 #expect(text.contains("<channels 8>"), "\(text)")
                 #expect(text.contains("1 to 8"), "\(text)")

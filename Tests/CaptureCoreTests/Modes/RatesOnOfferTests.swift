@@ -12,7 +12,8 @@ import Testing
 
     func refusal(_ probe: CameraProbe, size: String? = nil, rate: String) -> String? {
         let request = VideoRequest(
-            frameSize: size.flatMap(FrameDimensions.init(parsing:)), frameRate: Rational(parsing: rate), inputFormat: nil,
+            frameSize: size.flatMap(FrameDimensions.init(parsing:)), frameRate: Rational(parsing: rate),
+            inputFormat: nil,
             copy: false)
         do {
             _ = try ModeSelector.select(request, from: probe)

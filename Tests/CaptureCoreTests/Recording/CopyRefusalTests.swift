@@ -18,7 +18,9 @@ import Testing
             fileExtension: "y4m", codec: "mjpeg", source: "the camera's", working: instead.working,
             others: instead.others
         ).message.description
-        #expect(message.hasPrefix(".y4m files cannot hold the camera's mjpeg packets; use the video codec raw, or copy them to "))
+        #expect(
+            message.hasPrefix(
+                ".y4m files cannot hold the camera's mjpeg packets; use the video codec raw, or copy them to "))
         #expect(!message.contains("h264"))
     }
 
@@ -34,6 +36,9 @@ import Testing
         let message = RecordingPlanError.copyNotInContainer(
             fileExtension: "y4m", codec: "h264", source: "the test source's", working: ["raw"], others: ".mkv"
         ).message.description
-        #expect(message == ".y4m files cannot hold the test source's h264 packets; use the video codec raw, or copy them to .mkv")
+        #expect(
+            message
+                == ".y4m files cannot hold the test source's h264 packets; use the video codec raw, or copy them to .mkv"
+        )
     }
 }

@@ -53,7 +53,8 @@ import Testing
         // The message points at the option; the words for it are the front end's.
         let message = RecordingPlanError.needsVideo(.frameLimit).message
         #expect(message.options == [.frameLimit, .video])
-        #expect(message.rendered { option, _ in "<\(option.rawValue)>" } == "<frameLimit> needs a video source (<video>)")
+        #expect(
+            message.rendered { option, _ in "<\(option.rawValue)>" } == "<frameLimit> needs a video source (<video>)")
     }
 
     @Test func codecsTheContainerCannotHoldAreRefusedWithWhatWorks() {
@@ -88,7 +89,8 @@ import Testing
 
     @Test func aCameraOwnH264IsCopiedUnlessSomethingAsksForReencoding() throws {
         let survey = DeviceSurvey(video: Self.h264Camera)
-        let copied = try #require(try plan(RecordingRequest(video: .v4l2(path: "/dev/video31"), output: "x.mp4"), survey).video)
+        let copied = try #require(
+            try plan(RecordingRequest(video: .v4l2(path: "/dev/video31"), output: "x.mp4"), survey).video)
         #expect(copied.codec == .copy && copied.requestedCodec == .h264)
         let request = RecordingRequest(video: .v4l2(path: "/dev/video31"), output: "x.mp4", preset: "ultrafast")
         let encoded = try #require(try plan(request, survey).video)

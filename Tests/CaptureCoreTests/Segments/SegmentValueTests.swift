@@ -142,8 +142,13 @@ import Testing
     }
 
     @Test func aBudgetBelowOneFileKeepsTheNewest() {
-        #expect(RetentionPolicy(maxTotalBytes: 10).deletions(among: Self.files, current: nil).map(\.path) == ["a", "b", "c"])
-        #expect(RetentionPolicy(maxTotalBytes: 10).deletions(among: Self.files, current: "d", currentBytes: 50).map(\.path) == ["a", "b"])
+        #expect(
+            RetentionPolicy(maxTotalBytes: 10).deletions(among: Self.files, current: nil).map(\.path) == [
+                "a", "b", "c",
+            ])
+        #expect(
+            RetentionPolicy(maxTotalBytes: 10).deletions(among: Self.files, current: "d", currentBytes: 50).map(\.path)
+                == ["a", "b"])
     }
 
     @Test func validation() throws {
