@@ -15,32 +15,29 @@ import Glibc
 /// A fragmented MP4 made by FFmpeg 5.1 has no edit list and moves each track to start near 0, so
 /// a video track whose first frame decodes a B-frame interval or two before it shows shows it
 /// late, and an AAC track plays its priming: the tracks end up out of step by the difference.
-/// The rewrite moves each track back to where its first packet was (`startTimes`), and the muxer
-/// then writes the edit lists that show the video from 0 and skip the priming, as it does for a
-/// file written in one go.
+/// It also keeps no duration for a track's last packet, which an edit list would then leave out
+/// (the last 21 ms of AAC). The rewrite moves each track back to where its first packet was and
+/// gives its last packet its length again (`spans`), and the muxer then writes the edit lists
+/// that show the video from 0 and skip the priming, as it does for a file written in one go.
 enum FastStartRewrite {
     /// The muxers whose files are rewritten.
     static let muxers: Set<String> = ["mp4", "mov", "ipod"]
 
     /// Rewrites the finished file at `path`, written by muxer `formatName`.
     ///
-    /// - Parameter editLists: false writes no edit lists (`use_editlist=0`): for a segment that
-    ///   starts in the middle of the encoders' output, whose audio edit the muxer would end one
-    ///   AAC frame before its last packet.
+    /// - Parameter spans: per stream index, where its packets lay when they were written
+    ///   (`OutputContainer.spans`); a stream without one keeps its times.
     ///
     /// - Throws: `FFmpegError` from the demuxer, the muxer or `rename(2)`; the hidden file is
     ///   removed then and `path` keeps the fragmented file.
-    ///   - startTimes: per stream index, the presentation time of its first packet (in decode
-    ///     order) when it was written
-    ///     (microseconds, `OutputContainer.firstPacketTimes`); a stream without one keeps its times.
     static func rewrite(
-        path: String, formatName: String, editLists: Bool = true, startTimes: [Int: Int64] = [:]
+        path: String, formatName: String, spans: [Int: OutputContainer.Span] = [:]
     ) throws(FFmpegError) {
         let directory = path.pathDirectory
         let hidden = ".\(path.pathLastComponent).finishing-\(getpid())"
         let target = directory.isEmpty ? hidden : directory.pathAppending(hidden)
         do {
-            try copy(from: path, to: target, formatName: formatName, editLists: editLists, startTimes: startTimes)
+            try copy(from: path, to: target, formatName: formatName, spans: spans)
         } catch {
             unlink(target)
             throw error
@@ -53,7 +50,7 @@ enum FastStartRewrite {
     }
 
     private static func copy(
-        from path: String, to target: String, formatName: String, editLists: Bool, startTimes: [Int: Int64]
+        from path: String, to target: String, formatName: String, spans: [Int: OutputContainer.Span]
     ) throws(FFmpegError) {
         let input = try InputContainer(url: "file:" + path, format: nil)
         let output = try OutputContainer(name: target, formatName: formatName)
@@ -62,22 +59,30 @@ enum FastStartRewrite {
                 copying: input, stream: index, timeBase: Rational(input.stream(index).pointee.time_base))
         }
         // `file:` keeps a colon in the name from being read as a protocol.
-        var options = ["movflags": "+faststart"]
-        if !editLists { options["use_editlist"] = "0" }
-        try output.writeHeader(to: "file:" + target, options: options)
-        let packet = try Packet()
-        // Per stream, the ticks that move its first packet back to where it was written.
+        try output.writeHeader(to: "file:" + target, options: ["movflags": "+faststart"])
+        // Per stream, the ticks that move its first packet back to where it was written, and its
+        // last packet read, written once the next one comes (or, the last of all, with its length).
         var shifts: [Int: Int64] = [:]
-        while try input.read(into: packet) {
+        var held: [Int: Packet] = [:]
+        while true {
+            let packet = try Packet()
+            guard try input.read(into: packet) else { break }
             let index = packet.streamIndex
             if shifts[index] == nil, let first = packet.pts ?? packet.dts {
-                shifts[index] = startTimes[index].map { output.ticks(ofMicroseconds: $0, stream: index) - first } ?? 0
+                shifts[index] = spans[index].map { output.ticks(ofMicroseconds: $0.start, stream: index) - first } ?? 0
             }
             if let shift = shifts[index], shift != 0 {
                 packet.pts = packet.pts.map { $0 + shift }
                 packet.dts = packet.dts.map { $0 + shift }
             }
-            try output.write(packet, stream: index)
+            if let previous = held[index] { try output.write(previous, stream: index) }
+            held[index] = packet
+        }
+        for (index, last) in held.sorted(by: { $0.key < $1.key }) {
+            if last.duration <= 0, let span = spans[index], let pts = last.pts {
+                last.duration = max(0, output.ticks(ofMicroseconds: span.end, stream: index) - pts)
+            }
+            try output.write(last, stream: index)
         }
         try output.finish()
         // The rename must not publish a file whose data is still only in the page cache.

@@ -18,10 +18,16 @@ final class OutputContainer {
     private var finished = false
     /// Bytes written, as the I/O layer counts them.
     private(set) var bytesWritten: Int64 = 0
-    /// Per stream, the presentation time of its first packet in decode order (microseconds on
-    /// the encoder's clock); nil before it. A fragmented MP4 moves every track to start near 0
-    /// whatever its first packet said, so `FastStartRewrite` puts them back from these.
-    private(set) var firstPacketTimes: [Int: Int64] = [:]
+    /// Where a stream's packets lie: the presentation time of its first packet in decode order
+    /// and the end of its last one (pts plus duration), microseconds on the encoder's clock.
+    struct Span: Sendable {
+        var start: Int64
+        var end: Int64
+    }
+    /// Per stream, its packets' span so far. A fragmented MP4 moves every track to start near 0
+    /// whatever its first packet said, and keeps no duration for a track's last packet, so
+    /// `FastStartRewrite` puts both back from these.
+    private(set) var spans: [Int: Span] = [:]
 
     /// Prepares the muxer `formatName`; `name` is the file's name for the muxer's own use (none
     /// opens it yet).
@@ -190,8 +196,10 @@ final class OutputContainer {
     /// packet's payload.
     func write(_ packet: Packet, stream index: Int) throws(FFmpegError) {
         packet.streamIndex = index
-        if firstPacketTimes[index] == nil, let pts = packet.pts ?? packet.dts {
-            firstPacketTimes[index] = microseconds(ofTicks: pts, stream: index)
+        if let pts = packet.pts ?? packet.dts {
+            let end = microseconds(ofTicks: pts + max(0, packet.duration), stream: index)
+            if spans[index] == nil { spans[index] = Span(start: microseconds(ofTicks: pts, stream: index), end: end) }
+            spans[index]!.end = max(spans[index]!.end, end)
         }
         packet.rescaleTimestamps(from: encoderTimeBases[index], to: timeBase(of: index))
         try check(av_interleaved_write_frame(context, packet.pointer), "av_interleaved_write_frame")

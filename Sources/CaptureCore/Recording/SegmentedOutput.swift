@@ -354,11 +354,7 @@ final class SegmentedOutput: @unchecked Sendable {
         do {
             try segment.container.finish()
             if FastStartRewrite.muxers.contains(formatName) {
-                // Without edit lists: the muxer would end each audio track's edit one AAC frame
-                // short, and a player would skip the last 21 ms of every segment.
-                try FastStartRewrite.rewrite(
-                    path: segment.path, formatName: formatName, editLists: false,
-                    startTimes: segment.container.firstPacketTimes)
+                try FastStartRewrite.rewrite(path: segment.path, formatName: formatName, spans: segment.container.spans)
             }
         } catch {
             problem = error.errno == ENOSPC ? "disk full (no space left on device)" : "\(error)"

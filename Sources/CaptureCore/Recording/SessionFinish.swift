@@ -152,7 +152,7 @@ extension RecordingSession {
         else { return nil }
         do {
             try FastStartRewrite.rewrite(
-                path: plan.output, formatName: plan.container.muxer, startTimes: output?.firstPacketTimes ?? [:])
+                path: plan.output, formatName: plan.container.muxer, spans: output?.spans ?? [:])
             return nil
         } catch {
             let cause = error.errno == ENOSPC ? "the disk is full" : "\(error)"
