@@ -160,16 +160,24 @@ import Testing
         #expect(try RecordOracle.decodesCleanly(server.received(key: Self.key)))
     }
 
+    /// A stream the server or network refused, as the user sees it: exit 69, one line of stderr
+    /// that says `cause`, and never the stream key.
+    static func expectRefused(
+        _ result: ChildProcess.Result, saying cause: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        #expect(result.status == 69, "\(result.stderr)", sourceLocation: sourceLocation)
+        #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)", sourceLocation: sourceLocation)
+        #expect(result.stderr.contains(cause), "\(result.stderr)", sourceLocation: sourceLocation)
+        #expect(!result.stderr.contains(Self.key), sourceLocation: sourceLocation)
+    }
+
     /// rtmps:// to a port that speaks plain RTMP: exit 69, and the cause is the TLS handshake.
     @Test func rtmpsToAPlainServerExits69() throws {
         let scratch = try RecordScratch()
         let server = try MediaServer(in: scratch)
         let url = "rtmps://127.0.0.1:\(server.port)/live/\(Self.key)"
         let result = try BuiltBinary.run(["record", "--video", "test", "--duration", "1", url])
-        #expect(result.status == 69, "\(result.stderr)")
-        #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
-        #expect(result.stderr.contains("TLS"), "\(result.stderr)")
-        #expect(!result.stderr.contains(Self.key))
+        Self.expectRefused(result, saying: "TLS")
     }
 
     @Test func refusedConnectionExits69() throws {
@@ -189,10 +197,7 @@ import Testing
         let result = try BuiltBinary.run([
             "record", "--video", "test", "--duration", "1", "rtmp://no-such-host.invalid/live/\(Self.key)",
         ])
-        #expect(result.status == 69, "\(result.stderr)")
-        #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
-        #expect(result.stderr.contains("host not found"), "\(result.stderr)")
-        #expect(!result.stderr.contains(Self.key))
+        Self.expectRefused(result, saying: "host not found")
     }
 
     @Test func wrongApplicationExits69() throws {
@@ -201,10 +206,7 @@ import Testing
         let result = try BuiltBinary.run([
             "record", "--video", "test", "--duration", "1", server.url(app: "nosuchapp", key: Self.key),
         ])
-        #expect(result.status == 69, "\(result.stderr)")
-        #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
-        #expect(result.stderr.contains("refused the stream"), "\(result.stderr)")
-        #expect(!result.stderr.contains(Self.key))
+        Self.expectRefused(result, saying: "refused the stream")
     }
 
     /// Ctrl-C while a silent server keeps the connection waiting: the command ends at once,
@@ -261,10 +263,7 @@ import Testing
         let wrong = try BuiltBinary.run([
             "record", "--video", "test", "--duration", "1", server.url(app: "secure", key: Self.key),
         ])
-        #expect(wrong.status == 69, "\(wrong.stderr)")
-        #expect(wrong.stderr.split(separator: "\n").count == 1, "\(wrong.stderr)")
-        #expect(wrong.stderr.contains("check the application name and stream key"), "\(wrong.stderr)")
-        #expect(!wrong.stderr.contains(Self.key))
+        Self.expectRefused(wrong, saying: "check the application name and stream key")
         let right = try BuiltBinary.run([
             "record", "--video", "test", "--duration", "1", server.url(app: "secure", key: MediaServer.goodKey),
         ])
