@@ -17,6 +17,20 @@ vivid=/sys/bus/platform/drivers/vivid
 out=$(mktemp -d)
 "$CAPTURE" --version >/dev/null # the first start under emulation is the slowest
 
+# What every camera case records: vivid's node at a small mode the emulated guest keeps up with.
+camera=(--video $cam --video-size 320x180 --framerate 30 --preset ultrafast)
+
+# Starts `capture record ARGS... --reconnect --json` into $out/FILE in the background ($pid), its
+# stdout and stderr in $VM_OUT/NAME.out and .err (NAME: FILE without its extension), and waits
+# until the file appears.
+start_recording() { # FILE ARGS...
+    local file=$1 name=${1%.*}
+    shift
+    "$CAPTURE" record "$@" --reconnect --json "$out/$file" >"$VM_OUT/$name.out" 2>"$VM_OUT/$name.err" &
+    pid=$!
+    appeared "$out/$file" >/dev/null || true
+}
+
 # The end of a stream's last packet in a Matroska file (which keeps no per-stream duration).
 stream_end() { # FILE STREAM
     ffprobe -v error -select_streams "$2" -show_entries packet=pts_time,duration_time -of csv=p=0 "$1" |
@@ -53,10 +67,7 @@ check_reconnected() { # NAME FILE OUT ERR
 # (1) vivid's disconnect control 3 s in; the node comes back once every handle is closed, the
 # one capture holds to set a control included.
 rc=0
-"$CAPTURE" record --video $cam --video-size 320x180 --framerate 30 --preset ultrafast --duration 10 --reconnect \
-    --control brightness=200 --restore-controls --json "$out/disc.mkv" >"$VM_OUT/disc.out" 2>"$VM_OUT/disc.err" &
-pid=$!
-appeared "$out/disc.mkv" >/dev/null || true
+start_recording disc.mkv "${camera[@]}" --duration 10 --control brightness=200 --restore-controls
 sleep 3
 v4l2-ctl -d $cam -c disconnect=1
 wait $pid || rc=$?
@@ -67,10 +78,7 @@ check_reconnected disconnect "$out/disc.mkv" "$VM_OUT/disc.out" "$VM_OUT/disc.er
 # (2) The driver unbound in sysfs 3 s in (the node goes away), bound again 2 s later. The camera
 # comes back with its default controls; the one asked is set again.
 rc=0
-"$CAPTURE" record --video $cam --video-size 320x180 --framerate 30 --preset ultrafast --duration 10 --reconnect \
-    --control brightness=200 --restore-controls --json "$out/unbind.mkv" >"$VM_OUT/unbind.out" 2>"$VM_OUT/unbind.err" &
-pid=$!
-appeared "$out/unbind.mkv" >/dev/null || true
+start_recording unbind.mkv "${camera[@]}" --duration 10 --control brightness=200 --restore-controls
 sleep 3
 echo vivid.0 >$vivid/unbind
 sleep 2
@@ -92,10 +100,7 @@ tone_start
 trap tone_stop EXIT
 sleep 2
 rc=0
-"$CAPTURE" record --video $cam --video-size 320x180 --framerate 30 --preset ultrafast --audio $mic --duration 10 \
-    --reconnect --json "$out/av.mkv" >"$VM_OUT/av.out" 2>"$VM_OUT/av.err" &
-pid=$!
-appeared "$out/av.mkv" >/dev/null || true
+start_recording av.mkv "${camera[@]}" --audio $mic --duration 10
 sleep 3
 v4l2-ctl -d $cam -c disconnect=1
 wait $pid || rc=$?
@@ -113,10 +118,7 @@ check_eq "camera + microphone: the microphone was never lost" 0 "$(json "$VM_OUT
 
 # (5) --reconnect-timeout bounds the wait: the driver unbound for good ends it with 74.
 rc=0
-"$CAPTURE" record --video $cam --video-size 320x180 --framerate 30 --preset ultrafast --reconnect \
-    --reconnect-timeout 2 --json "$out/gone.mkv" >"$VM_OUT/gone.out" 2>"$VM_OUT/gone.err" &
-pid=$!
-appeared "$out/gone.mkv" >/dev/null || true
+start_recording gone.mkv "${camera[@]}" --reconnect-timeout 2
 sleep 3
 echo vivid.0 >$vivid/unbind
 unbound=$(date +%s%N)
@@ -136,10 +138,7 @@ check "gone for good: the camera is back for what follows" v4l2-ctl -d $cam --st
 # Ctrl-C while the camera is away and waited for (no timeout): the file is finalized with what
 # came before, exit 0, at once.
 rc=0
-"$CAPTURE" record --video $cam --video-size 320x180 --framerate 30 --preset ultrafast --reconnect \
-    --json "$out/int.mkv" >"$VM_OUT/int.out" 2>"$VM_OUT/int.err" &
-pid=$!
-appeared "$out/int.mkv" >/dev/null || true
+start_recording int.mkv "${camera[@]}"
 sleep 2
 echo vivid.0 >$vivid/unbind
 sleep 1.5
@@ -160,10 +159,7 @@ for _ in $(seq 50); do [[ -e $cam ]] && break; sleep 0.1; done
 # driver. With --reconnect the stalled camera is let go of (its streaming stopped), opened again
 # and recorded on once it delivers; the file lasts as asked.
 rc=0
-"$CAPTURE" record --video $cam --video-size 320x180 --framerate 30 --preset ultrafast --duration 10 --reconnect \
-    --stall-timeout 1 --json "$out/stall.mkv" >"$VM_OUT/stall.out" 2>"$VM_OUT/stall.err" &
-pid=$!
-appeared "$out/stall.mkv" >/dev/null || true
+start_recording stall.mkv "${camera[@]}" --duration 10 --stall-timeout 1
 sleep 3
 v4l2-ctl -d $cam -c percentage_of_dropped_buffers=100
 sleep 3
@@ -186,10 +182,7 @@ card=$(grep -l '^Dummy$' /sys/class/sound/card*/id | head -n 1)
 device=$(basename "$(readlink -f "$(dirname "$card")/device")")
 driver=$(basename "$(readlink -f "$(dirname "$card")/device/driver")")
 rc=0
-"$CAPTURE" record --audio hw:CARD=Dummy,DEV=0 --duration 8 --reconnect --json "$out/mic.wav" \
-    >"$VM_OUT/mic.out" 2>"$VM_OUT/mic.err" &
-pid=$!
-appeared "$out/mic.wav" >/dev/null || true
+start_recording mic.wav --audio hw:CARD=Dummy,DEV=0 --duration 8
 sleep 2
 echo "$device" >"/sys/bus/platform/drivers/$driver/unbind"
 sleep 2
