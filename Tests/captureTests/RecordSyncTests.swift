@@ -83,4 +83,18 @@ import Testing
             #expect(abs(flash - 1) < 0.034 && abs(beep - 1) < 0.022, "\(name): flash at \(flash) s, beep at \(beep) s")
         }
     }
+
+    /// Raw PCM runs up to one frame past the video's end; a recording whose duration ends on a
+    /// boundary keeps that tail in its last file rather than start a file of 512 samples.
+    @Test(arguments: ["mkv", "mov"])
+    func pcmSegmentsEndingOnABoundaryLeaveNoTail(container: String) throws {
+        let scratch = try RecordScratch()
+        let result = try BuiltBinary.run([
+            "record", "--video", Self.video, "--audio", Self.audio, "--audio-codec", "pcm", "--duration", "4",
+            "--segment-time", "2", "--quiet", scratch.path("p-%n.\(container)"),
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).filter { $0.hasPrefix("p-") }
+        #expect(files.sorted() == ["p-0001.\(container)", "p-0002.\(container)"])
+    }
 }

@@ -22,6 +22,7 @@ struct RecordingLoop {
         // on a third of a second.)
         if let duration = s.plan.duration {
             let end = Int64(duration * 1e6)
+            s.segments?.endTime = end
             if let video = s.video {
                 video.path.endTime = end
                 s.audio?.path.endTime = end + Rescale.microseconds(ofSlot: 1, rate: video.path.rate)

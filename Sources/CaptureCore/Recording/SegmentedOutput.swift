@@ -136,8 +136,18 @@ final class SegmentedOutput: @unchecked Sendable {
         }
     }
 
-    /// Where the current segment reaches its length, microseconds on the recording's clock.
-    private var boundary: Int64? { plan.seconds.map { Int64((Double(current.number) * $0 * 1e6).rounded()) } }
+    /// Where the recording ends (`--duration`), microseconds on its clock; nil when not known.
+    /// A boundary there opens no segment: the audio that may run a little past the video's end
+    /// stays in the last file rather than start one of its own.
+    var endTime: Int64?
+
+    /// Where the current segment reaches its length, microseconds on the recording's clock; nil
+    /// without a length, or when the recording ends there.
+    private var boundary: Int64? {
+        guard let seconds = plan.seconds else { return nil }
+        let time = Int64((Double(current.number) * seconds * 1e6).rounded())
+        return endTime.map { time < $0 } ?? true ? time : nil
+    }
 
     /// Called by the video path for a frame at `time` (microseconds on the recording's clock)
     /// that can start a segment. Opens the next segment there when the current one has reached
