@@ -27,7 +27,14 @@ PACKAGES = $(BUILD_PACKAGES) $(TEST_PACKAGES)
 # With full Foundation: 59.2 MB static, against 1.3 MB plus 78.8 MB of the toolchain's runtime
 # libraries to ship in /usr/lib/capture (14 of them, ICU's data alone 40.8 MB); peak RSS 57.9 MiB
 # static against 63.7 MiB with the shared libraries.
-SWIFT_BUILD_FLAGS ?= --static-swift-stdlib
+#
+# Linked by the toolchain's lld with packed relative relocations (RELR; glibc 2.36, Debian 12) and
+# without exporting the program's own symbols (the toolchain's default exports them all, for no
+# caller: nothing loads symbols from the executable). The loader then reads 8 kB of relocations
+# instead of 0.9 MB and searches no 3,800-symbol table of ours for each of its libraries' symbols:
+# `capture --version` peaks 0.9 MiB lower (54.7 to 53.8 MiB; ffmpeg -version 49.2 on the same run).
+SWIFT_BUILD_FLAGS ?= --static-swift-stdlib -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs \
+	-Xlinker --no-export-dynamic
 BIN = $(shell $(SWIFT) build -c $(CONFIG) --show-bin-path 2>/dev/null)
 
 # Where `make install` puts things, below $(DESTDIR)$(PREFIX): the places Debian's man, bash-completion,

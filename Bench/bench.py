@@ -35,6 +35,7 @@ import stream  # noqa: E402
 import report  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+LIBAV = ["libavdevice", "libavformat", "libavcodec", "libavfilter", "libswscale", "libswresample", "libavutil"]
 
 
 def log(text):
@@ -138,15 +139,34 @@ def build_libload(folder):
     """Compiles libload.c against the libav* libraries; None (with a note) when it cannot."""
     source = os.path.join(REPO, "Bench", "libload.c")
     binary = os.path.join(folder, "libload")
-    libraries = ["libavdevice", "libavformat", "libavcodec", "libavfilter", "libswscale", "libswresample", "libavutil"]
     try:
-        flags = subprocess.run(["pkg-config", "--cflags", "--libs"] + libraries,
+        flags = subprocess.run(["pkg-config", "--cflags", "--libs"] + LIBAV,
                                check=True, capture_output=True, text=True).stdout.split()
         # The Swift toolchain brings clang where no cc is installed.
         compiler = shutil.which("cc") or shutil.which("clang") or "cc"
         subprocess.run([compiler, "-O2", "-o", binary, source] + flags, check=True, capture_output=True, text=True)
     except (OSError, subprocess.CalledProcessError) as error:
         log("cannot build %s (%s); job 4 goes without the load-only floor" % (source, error))
+        return None
+    return binary
+
+
+def build_swiftfloor(folder):
+    """Compiles swiftfloor.swift as capture is linked (static Swift standard library) against the
+    libav* libraries; None (with a note) when it cannot."""
+    source = os.path.join(REPO, "Bench", "swiftfloor.swift")
+    binary = os.path.join(folder, "swiftfloor")
+    try:
+        cflags = subprocess.run(["pkg-config", "--cflags", "libavdevice"],
+                                check=True, capture_output=True, text=True).stdout.split()
+        libs = subprocess.run(["pkg-config", "--libs"] + LIBAV,
+                              check=True, capture_output=True, text=True).stdout.split()
+        subprocess.run(["swiftc", "-O", "-static-stdlib", "-import-objc-header",
+                        os.path.join(REPO, "Bench", "swiftfloor.h"), "-o", binary, source]
+                       + [flag for c in cflags for flag in ("-Xcc", c)] + libs,
+                       check=True, capture_output=True, text=True)
+    except (OSError, subprocess.CalledProcessError) as error:
+        log("cannot build %s (%s); job 4v goes without the Swift floor" % (source, error))
         return None
     return binary
 
@@ -242,8 +262,9 @@ def main():
     disk = disk_folder() if "3d" in wanted else None
     data["disk"] = disk
     try:
-        libload = build_libload(folder) if "4" in wanted else None
-        for job in jobs.host_jobs(capture, libload):
+        libload = build_libload(folder) if wanted & {"4", "4v"} else None
+        swiftfloor = build_swiftfloor(folder) if "4v" in wanted else None
+        for job in jobs.host_jobs(capture, libload, swiftfloor):
             if job.key in wanted:
                 rounds = options.list_rounds if job.key in ("4", "4v") else options.rounds
                 data["jobs"].append(run_job(job, rounds, disk if job.on_disk else folder))

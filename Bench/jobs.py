@@ -78,8 +78,9 @@ def raw_job(key, label, where, record, on_disk):
     )
 
 
-def host_jobs(capture, libload):
-    """Jobs 1 to 4 and 4v. `capture` is the binary to measure; `libload` the floor program (or None)."""
+def host_jobs(capture, libload, swiftfloor=None):
+    """Jobs 1 to 4 and 4v. `capture` is the binary to measure; `libload` and `swiftfloor` the floor
+    programs in C and in Swift (or None)."""
     record = [capture, "record", "--force", "--quiet"]
     jobs = [
         Job(
@@ -140,6 +141,13 @@ def host_jobs(capture, libload):
         )
     )
     # The cost of starting at all: the runtime and libraries each tool maps before doing anything.
+    # The floors show what of it is the language's: libav* loaded from C, and from Swift with the
+    # static standard library and FoundationEssentials, as capture is built.
+    floors = []
+    if libload:
+        floors.append(Side("libav* load only", [[libload]]))
+    if swiftfloor:
+        floors.append(Side("Swift floor", [[swiftfloor]]))
     jobs.append(
         Job(
             "4v",
@@ -148,7 +156,7 @@ def host_jobs(capture, libload):
             [
                 Side("capture", [[capture, "--version"]]),
                 Side("ffmpeg", [["ffmpeg", "-hide_banner", "-version"]]),
-            ],
+            ] + floors,
             [Target("rss_mib", 5.0, "capture --version peak RSS <= ffmpeg -version + 5 MiB")],
             check_files=False,
             compare_threads=False,

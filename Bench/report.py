@@ -51,6 +51,8 @@ def _host_table(data):
         if job["job"] == "4v" and job.get("differences", {}).get("rss_mib"):
             notes.append("job %s: peak RSS capture - ffmpeg, MiB per round: %s"
                          % (job["job"], _difference(job["differences"]["rss_mib"])))
+        if job["job"] == "4v":
+            notes.extend(_floor_notes(job))
         if job.get("files"):
             notes.append("job %s files: capture %s; ffmpeg %s" % (job["job"], job["files"]["capture"], job["files"]["ffmpeg"]))
             threads = job["files"].get("x264_threads")
@@ -100,6 +102,19 @@ def _load_notes(job):
                (m["ffmpeg"] - 2 * m["ffmpeg -version"]) * 1e3)
         )
     return notes
+
+
+def _floor_notes(job):
+    """What of job 4v's peak RSS is the language's: the Swift floor above the C one."""
+    rss = {side: job["medians"][side]["peak_rss_kib"]["median"] / MIB for side in job["sides"]}
+    if "Swift floor" not in rss or "libav* load only" not in rss:
+        return []
+    return [
+        "job 4v: peak RSS of libav* loaded from C %.1f MiB; from Swift with the static standard library and "
+        "FoundationEssentials encoding one JSON object %.1f MiB (%+.1f): capture --version is %+.1f above that"
+        % (rss["libav* load only"], rss["Swift floor"], rss["Swift floor"] - rss["libav* load only"],
+           rss["capture"] - rss["Swift floor"])
+    ]
 
 
 def _failure(entry):
