@@ -116,6 +116,11 @@ import Testing
             #expect(fields.stdout.contains("\(package) (>="), "Depends misses \(package): \(fields.stdout)")
         }
         #expect(!fields.stdout.contains("swift"))
+        // A binary with packed relative relocations loads only with glibc 2.36 or later.
+        let versions = try ChildProcess.run(try Self.tool("readelf"), ["-V", BuiltBinary.path]).stdout
+        if versions.contains("GLIBC_ABI_DT_RELR") {
+            #expect(fields.stdout.contains("libc6 (>= 2.36)"), "Depends: \(fields.stdout)")
+        }
         let contents = try ChildProcess.run(dpkgDeb, ["-c", deb]).stdout
         for path in [
             "./usr/bin/capture", "./usr/share/man/man1/capture.1.gz", "./usr/share/bash-completion/completions/capture",
