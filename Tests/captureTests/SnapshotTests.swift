@@ -131,6 +131,23 @@ import Testing
         }
     }
 
+    /// A single picture's name is read as a template is: %% gives one '%', a field is filled in.
+    @Test func singleNameWithPercent() throws {
+        let scratch = try RecordScratch()
+        let result = try BuiltBinary.run(
+            ["snapshot", "test", "--skip", "0", "--quiet", scratch.path("p-100%%.png"), "--utc"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let dated = try BuiltBinary.run([
+            "snapshot", "test", "--skip", "0", "--quiet", "--utc", scratch.path("d-%Y.png"),
+        ])
+        #expect(dated.status == 0, "\(dated.stderr)")
+        let year = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: Date()).year!
+        let names = try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).sorted()
+        #expect(names == ["d-\(year).png", "p-100%.png"], "\(names)")
+        // (ffprobe would read a '%' in a .png name as an image sequence's pattern.)
+        #expect(try RecordOracle.probe(scratch.path("d-\(year).png")).video?.codec == "png")
+    }
+
     /// An existing file is refused (73) and keeps its bytes; `--force` replaces it. A numbered
     /// series with a taken name is refused before any picture.
     @Test func overwriteRules() throws {
@@ -183,6 +200,8 @@ import Testing
         (["test", "x.png", "--settle", "0.2"], 64, "--settle takes a number from 0.5"),
         (["test", "x.png", "--interval", "2"], 64, "--interval applies with --count"),
         (["test", "x%q.png", "--count", "2"], 64, "%q is no template field"),
+        (["test", "x%q.png"], 64, "x%q.png: %q is no template field"),
+        (["test", "x%.png"], 64, "%. is no template field"),
         (
             ["test", "s-%H%M%S.png", "--count", "4", "--interval", "0.4", "--force"], 64,
             "s-%H%M%S.png: its names change every 1 s, less often than pictures are taken (every 0.4 s); add %n"

@@ -44,7 +44,7 @@ public final class Snapshooter {
         let format = try StillFormat.forPath(request.output)
         let names = try Self.names(for: request)
         for path in names.known { try OutputFile.check(path: path, replacing: request.force) }
-        try OutputFile.checkFolder(of: names.template?.path(number: 1, date: Date()) ?? request.output)
+        try OutputFile.checkFolder(of: names.template?.path(number: 1, date: Date()) ?? names.known[0])
 
         let device = try DeviceResolver.resolve(request.device, kind: .video)
         let entry = try DeviceSurvey.entry(for: device, kind: .video)
@@ -217,7 +217,7 @@ public final class Snapshooter {
                     }
                 }
                 let stillNumber = summary.stills.count + 1
-                let path = names.template?.path(number: stillNumber, date: Date()) ?? request.output
+                let path = names.template?.path(number: stillNumber, date: Date()) ?? names.known[0]
                 if written.contains(path) {
                     throw .cannotCreate(
                         path: path,
@@ -243,16 +243,19 @@ public final class Snapshooter {
         return SnapshotResult(summary: summary)
     }
 
-    /// How stills are named: one path, or a template and the paths known before any time
-    /// passes (all of them for a numbered template; none when the names hold times).
+    /// How stills are named: one path (no template, `known` holds it), or a template and the
+    /// paths known before any time passes (all of them for a numbered template; none when the
+    /// names hold times).
     static func names(for request: SnapshotRequest) throws(CaptureError) -> (template: OutputTemplate?, known: [String])
     {
         if request.count == 1 {
-            // One still takes its name as given; fields in it are filled in (a dated name from cron).
-            if let template = try? OutputTemplate(request.output, utc: request.utc), template.hadFields {
-                return (template, timeless(template) ? [template.path(number: 1, date: Date())] : [])
-            }
-            return (nil, [request.output])
+            // One still takes its name as given; fields in it are filled in (a dated name from
+            // cron), read as a series' are: an unknown field is refused rather than written as
+            // it stands, and %% is a '%'.
+            guard request.output.contains("%") else { return (nil, [request.output]) }
+            let template = try OutputTemplate(request.output, utc: request.utc)
+            guard template.hadFields else { return (nil, [request.output.replacing("%%", with: "%")]) }
+            return (template, timeless(template) ? [template.path(number: 1, date: Date())] : [])
         }
         let template = try OutputTemplate(request.output, utc: request.utc)
         // Refused before anything is taken, as a segmented recording refuses it: names that change
