@@ -8,7 +8,8 @@ public enum DeviceResolver {
     ///
     /// - Returns: the device, as `capture list` would show it.
     /// - Throws: `CaptureError.deviceNotFound` (66) listing the valid names, with a hint to use
-    ///   `pulse:` for a PulseAudio-style name given as ALSA; `.permissionDenied` (77);
+    ///   `pulse:` for a PulseAudio-style name given as ALSA, or to `capture list` for a camera name
+    ///   that neither V4L2 nor ALSA knows; `.wrongKind` (66) for a known name of the other kind; `.permissionDenied` (77);
     ///   `.notSupported` (69) for a node that is not a capture device of that kind.
     ///   A PCM that leads to a sound server (`pulse`, `pipewire`, or `default` and any alias or plug
     ///   chain that resolves to one) whose server does not run is `.notSupported`
@@ -47,6 +48,13 @@ public enum DeviceResolver {
             return try V4L2Discovery.device(path: path)
         case .alsa(let pcm):
             if kind == .video {
+                // Only a name ALSA knows is a microphone name; any other word is a camera name
+                // nobody has, and saying it is ALSA's would send the user the wrong way.
+                guard ALSAHardwareName(pcm) != nil || ALSAConfigurationPCMs.defines(pcm) else {
+                    throw .deviceNotFound(
+                        device: pcm, valid: names(.video),
+                        hint: "not a camera name or a V4L2 node (see capture list)")
+                }
                 throw .wrongKind(
                     device: pcm, what: "an ALSA microphone name", valid: names(.video), validKind: "cameras")
             }
@@ -54,8 +62,10 @@ public enum DeviceResolver {
                 return try ALSADiscovery.device(pcm: pcm)
             } catch .deviceNotFound(let device, _, let hint) {
                 // Every microphone, not only ALSA's: the user may have meant any of them.
-                let pulseHint: OptionText? =
-                    name.looksLikePulseSource ? "this looks like a PulseAudio source name: use pulse:\(pcm)" : nil
+                let pulseHint: OptionText =
+                    name.looksLikePulseSource
+                    ? "this looks like a PulseAudio source name: use pulse:\(pcm)"
+                    : "not an ALSA card or a PCM the ALSA configuration defines (see capture list)"
                 throw .deviceNotFound(device: device, valid: names(.audio), hint: hint ?? pulseHint)
             }
         case .pulse(let source):
