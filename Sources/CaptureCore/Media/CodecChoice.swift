@@ -41,8 +41,10 @@ enum CodecChoice {
     ///
     /// - Throws: `RecordingPlanError` naming the codecs that would work in that container and the
     ///   containers that would hold the codec.
+    /// `pixelFormat` is the one asked for, if any: where raw video can go depends on it.
     static func validate(
-        video: RecordingRequest.VideoCodec?, audio: RecordingRequest.AudioCodec?, in container: ContainerFormat
+        video: RecordingRequest.VideoCodec?, pixelFormat: String? = nil, audio: RecordingRequest.AudioCodec?,
+        in container: ContainerFormat
     ) throws(RecordingPlanError) {
         let ext = container.fileExtension
         if let video {
@@ -53,9 +55,14 @@ enum CodecChoice {
                 let working = RecordingRequest.VideoCodec.allCases.filter { codec in
                     codecID(codec, in: container).map { holds(container, $0) } ?? false
                 }
-                let others = ContainerFormat.extensions { other in
-                    other.holdsVideo && (codecID(video, in: other).map { holds(other, $0) } ?? false)
-                }
+                // Raw pictures go only where their pixel format reads back (NUT for any camera's).
+                let others =
+                    video == .raw
+                    ? RawPictureFormats.extensions(holding: pixelFormat, withAudio: audio != nil)
+                    : ContainerFormat.extensions { other in
+                        other.holdsVideo && (audio == nil || other.holdsAudio)
+                            && (codecID(video, in: other).map { holds(other, $0) } ?? false)
+                    }
                 throw .videoCodecNotInContainer(
                     video, fileExtension: ext, working: working.map(\.rawValue), others: others)
             }
@@ -67,7 +74,10 @@ enum CodecChoice {
             }
             if !holds(container, codecID(audio)) {
                 let working = RecordingRequest.AudioCodec.allCases.filter { holds(container, codecID($0)) }
-                let others = ContainerFormat.extensions { $0.holdsAudio && holds($0, codecID(audio)) }
+                // With video, an audio-only container is no way out.
+                let others = ContainerFormat.extensions {
+                    $0.holdsAudio && (video == nil || $0.holdsVideo) && holds($0, codecID(audio))
+                }
                 throw .audioCodecNotInContainer(
                     audio, fileExtension: ext, working: working.map(\.rawValue), others: others)
             }
@@ -87,10 +97,22 @@ enum CodecChoice {
         return (working.map(\.rawValue), ContainerFormat.extensions { $0.holdsVideo && holds($0, id) })
     }
 
-    /// True when the muxer says it holds `codec`, or it is one of the muxer's own defaults.
+    /// True when the muxer says it holds `codec`, or it is one of the muxer's own defaults, and
+    /// writing it there works in FFmpeg 5.1.
     static func holds(_ container: ContainerFormat, _ codec: AVCodecID) -> Bool {
-        OutputContainer.canHold(formatName: container.muxer, codec: codec) == true
+        if refusedAtWrite[container.muxer]?.contains(codec.rawValue) == true { return false }
+        return OutputContainer.canHold(formatName: container.muxer, codec: codec) == true
     }
+
+    /// Codecs `avformat_query_codec` says a muxer holds but that FFmpeg 5.1 then refuses or
+    /// botches: the mov muxer takes FLAC and Opus in MP4 only; the mp4 muxer takes FLAC only at
+    /// experimental strictness; the AVI muxer gets FLAC packets whose timestamps it rejects.
+    /// Suggesting them would send the user to an error at the first write.
+    private static let refusedAtWrite: [String: Set<AVCodecID.RawValue>] = [
+        "mov": [AV_CODEC_ID_FLAC.rawValue, AV_CODEC_ID_OPUS.rawValue],
+        "mp4": [AV_CODEC_ID_FLAC.rawValue],
+        "avi": [AV_CODEC_ID_FLAC.rawValue],
+    ]
 
     /// The PCM codec that stores `format` samples as they are (`av_get_pcm_codec`, little endian),
     /// if `container` holds it; else 16-bit PCM.

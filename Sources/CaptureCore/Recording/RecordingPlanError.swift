@@ -26,8 +26,9 @@ public enum RecordingPlanError: Error, Equatable, Sendable {
     /// this container; `working` are the codecs it can hold instead, `others` the extensions that
     /// hold the packets as they are.
     case copyNotInContainer(fileExtension: String, codec: String, source: String, working: [String], others: String)
-    /// Raw pictures in a pixel format this container (YUV4MPEG) cannot hold.
-    case pixelFormatNotInContainer(String, fileExtension: String)
+    /// Raw pictures in a pixel format this container cannot carry readably; `use` are formats it
+    /// carries, `others` the extensions that carry this one.
+    case pixelFormatNotInContainer(String, fileExtension: String, use: [String], others: String)
     /// A sample format with an audio codec that chooses its own (AAC, Opus).
     case sampleFormatNotForCodec(RecordingRequest.AudioCodec)
     /// Camera controls without a V4L2 camera to set them on.
@@ -73,9 +74,11 @@ public enum RecordingPlanError: Error, Equatable, Sendable {
             guard !working.isEmpty else { return copyTo.isEmpty ? refusal : "\(refusal); \(copyTo)" }
             return
                 "\(refusal); use \(.videoCodec, working.joined(separator: " or "))\(copyTo.isEmpty ? "" : ", or \(copyTo)")"
-        case .pixelFormatNotInContainer(let name, let ext):
-            return
-                ".\(ext) files cannot hold \(name) pictures; use \(.pixelFormat, "yuv420p"), yuv422p or yuv444p, or record to .nut or .mkv"
+        case .pixelFormatNotInContainer(let name, let ext, let use, let others):
+            let instead: OptionText =
+                use.isEmpty ? "" : "use \(.pixelFormat, use.joined(separator: " or "))\(others.isEmpty ? "" : ", or ")"
+            let elsewhere = others.isEmpty ? "" : "record \(name) to \(others)"
+            return ".\(ext) files cannot hold raw \(name) pictures; \(instead)\(elsewhere)"
         case .sampleFormatNotForCodec(let codec):
             return "\(.sampleFormat) applies to \(.audioCodec, "pcm") and flac; \(codec.rawValue) chooses its own"
         case .controlsNeedCamera:

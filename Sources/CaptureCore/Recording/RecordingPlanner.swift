@@ -188,11 +188,16 @@ public enum RecordingPlanner {
             guard let format = PixelFormat(name: name) else { throw .unknownPixelFormat(name) }
             let takes = PixelFormat.x264Formats420
             if videoCodec == .h264 && !takes.contains(format) { throw .h264Needs420(name, takes: takes.map(\.name)) }
-            if videoCodec == .raw && container.muxer == "yuv4mpegpipe" && !y4mPixelFormats.contains(name) {
-                throw .pixelFormatNotInContainer(name, fileExtension: container.fileExtension)
+            if videoCodec == .raw && container.holdsVideo && !RawPictureFormats.holds(container, name) {
+                throw .pixelFormatNotInContainer(
+                    name, fileExtension: container.fileExtension, use: RawPictureFormats.offered(in: container),
+                    others: RawPictureFormats.extensions(holding: name, withAudio: request.audio != nil))
             }
         }
-        if validatesContainer { try CodecChoice.validate(video: videoCodec, audio: audioCodec, in: container) }
+        if validatesContainer {
+            try CodecChoice.validate(
+                video: videoCodec, pixelFormat: request.pixelFormat, audio: audioCodec, in: container)
+        }
     }
 
     private static func video(_ request: RecordingRequest, entry: DeviceSurvey.Entry, container: ContainerFormat)
@@ -289,12 +294,4 @@ public enum RecordingPlanner {
         }
         return options
     }
-
-    /// Pixel formats the YUV4MPEG muxer writes.
-    static let y4mPixelFormats: Set<String> = [
-        "yuv420p", "yuvj420p", "yuv422p", "yuvj422p", "yuv444p", "yuvj444p", "yuv411p", "gray", "yuva444p",
-        "yuv420p9le", "yuv420p10le", "yuv420p12le", "yuv420p14le", "yuv420p16le", "yuv422p9le", "yuv422p10le",
-        "yuv422p12le", "yuv422p14le", "yuv422p16le", "yuv444p9le", "yuv444p10le", "yuv444p12le", "yuv444p14le",
-        "yuv444p16le", "gray9le", "gray10le", "gray12le", "gray16le",
-    ]
 }

@@ -129,8 +129,13 @@ extension RecordingSession {
                 }
             } else {
                 if let name = plan.pixelFormat, let format = PixelFormat(name: name) { target.format = format }
-                if container.muxer == "yuv4mpegpipe" && !RecordingPlanner.y4mPixelFormats.contains(target.format.name) {
-                    throw .plan(.pixelFormatNotInContainer(target.format.name, fileExtension: container.fileExtension))
+                if !RawPictureFormats.holds(container, target.format.name) {
+                    throw .plan(
+                        .pixelFormatNotInContainer(
+                            target.format.name, fileExtension: container.fileExtension,
+                            use: RawPictureFormats.offered(in: container),
+                            others: RawPictureFormats.extensions(
+                                holding: target.format.name, withAudio: self.plan.audio != nil)))
                 }
             }
             var settings = Encoder.VideoSettings(

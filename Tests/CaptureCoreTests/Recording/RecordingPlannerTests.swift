@@ -75,7 +75,8 @@ import Testing
         #expect(
             planError(
                 RecordingRequest(video: .test, output: "x.y4m", pixelFormat: "nv12"), DeviceSurvey(video: Self.test))
-                == .pixelFormatNotInContainer("nv12", fileExtension: "y4m"))
+                == .pixelFormatNotInContainer(
+                    "nv12", fileExtension: "y4m", use: ["yuv420p", "yuv422p", "yuv444p"], others: ".mkv, .nut, .avi"))
     }
 
     @Test func theCameraModeIsChosenFromItsProbe() throws {
