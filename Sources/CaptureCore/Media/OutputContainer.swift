@@ -120,13 +120,15 @@ final class OutputContainer {
     ///
     /// Raw video is told apart by its tag alone in several containers (NUT falls back to 15-bit RGB
     /// without one), so it gets the tag of its pixel format, as the rawvideo encoder gives it
-    /// (`avcodec_pix_fmt_to_codec_tag`). Anything else keeps the input's tag where this muxer reads
+    /// (`avcodec_pix_fmt_to_codec_tag`), when the input says the format. Anything else keeps the input's tag where this muxer reads
     /// it as the same codec or has no tag of its own for it (`av_codec_get_id`, `av_codec_get_tag2`);
     /// otherwise 0 lets the muxer choose.
     private func copiedCodecTag(_ source: AVCodecParameters) -> UInt32 {
-        if source.codec_id == AV_CODEC_ID_RAWVIDEO {
-            let format = AVPixelFormat(rawValue: source.format)
-            return format == AV_PIX_FMT_NONE ? 0 : avcodec_pix_fmt_to_codec_tag(format)
+        // A demuxer that names the format by its tag alone (MOV's yuvs, 2vuy) leaves `format`
+        // unset: that tag is then all there is to keep, and without it MOV writes `raw `, which
+        // readers take for RGB.
+        if source.codec_id == AV_CODEC_ID_RAWVIDEO, source.format != AV_PIX_FMT_NONE.rawValue {
+            return avcodec_pix_fmt_to_codec_tag(AVPixelFormat(rawValue: source.format))
         }
         guard source.codec_tag != 0, let tables = context.pointee.oformat.pointee.codec_tag else {
             return source.codec_tag
