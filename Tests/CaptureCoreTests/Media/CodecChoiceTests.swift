@@ -11,6 +11,11 @@ import Testing
         ("mp4", .h264, .pcm, false),
         ("mkv", .raw, .pcm, true),
         ("mkv", .h264, .flac, true),
+        // avformat_query_codec says yes to these, FFmpeg 5.1's muxers then refuse them.
+        ("mp4", .h264, .flac, false),
+        ("mov", .h264, .flac, false),
+        ("mov", .h264, .opus, false),
+        ("avi", .raw, .flac, false),
         ("y4m", .raw, nil, true),
         ("y4m", .h264, nil, false),
         ("h264", .h264, nil, true),

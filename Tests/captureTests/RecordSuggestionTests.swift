@@ -1,0 +1,120 @@
+import Foundation
+import Testing
+
+/// A refusal that names a fix must name one that works: each container or codec a message
+/// suggests is followed here, and ffprobe reads what it wrote back.
+@Suite struct RecordSuggestionTests {
+    /// Exit 64 or 66, one line, saying `cause`.
+    static func expectRefused(
+        _ result: ChildProcess.Result, status: Int32, saying cause: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        #expect(result.status == status, "\(result.stderr)", sourceLocation: sourceLocation)
+        #expect(
+            result.stderr.split(separator: "\n").count == 1 || status == 64, "\(result.stderr)",
+            sourceLocation: sourceLocation)
+        #expect(result.stderr.contains(cause), "\(result.stderr)", sourceLocation: sourceLocation)
+    }
+
+    /// The first line of stderr: usage errors add the usage lines after it.
+    static func firstLine(_ result: ChildProcess.Result) -> String {
+        String(result.stderr.split(separator: "\n").first ?? "")
+    }
+
+    /// The words of a list such as `a or b or c` or `.x, .y` after `prefix` in `line`, up to
+    /// `end` (a comma, or the line's end).
+    static func list(after prefix: String, in line: String, until end: String? = nil) -> [String] {
+        guard let start = line.range(of: prefix) else { return [] }
+        var rest = line[start.upperBound...]
+        if let end, let stop = rest.range(of: end) { rest = rest[..<stop.lowerBound] }
+        return rest.split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init).filter { $0 != "or" }
+    }
+
+    @Test func anUnknownCameraNameIsNoALSANameAndPointsToList() throws {
+        let scratch = try RecordScratch()
+        let result = try BuiltBinary.run(["record", "--video", "nosuch", scratch.path("out.mkv")])
+        Self.expectRefused(result, status: 66, saying: "nosuch: no such device; not a camera name or a V4L2 node")
+        #expect(result.stderr.contains("capture list"), "\(result.stderr)")
+        #expect(!result.stderr.contains("ALSA"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("out.mkv")))
+    }
+
+    @Test func anUnknownMicrophoneNameSaysWhatALSALacksAndPointsToList() throws {
+        let scratch = try RecordScratch()
+        let result = try BuiltBinary.run(["record", "--audio", "nosuch", scratch.path("out.wav")])
+        Self.expectRefused(
+            result, status: 66,
+            saying:
+                "nosuch: no such device; not an ALSA card or a PCM the ALSA configuration defines (see capture list)"
+        )
+    }
+
+    /// Raw video refused for .mp4 suggests only containers whose files ffprobe reads back as
+    /// yuv420p, every frame.
+    @Test func rawVideoRefusedForMP4SuggestsContainersThatReadBack() throws {
+        let scratch = try RecordScratch()
+        let args = ["record", "--video", RecordSources.video, "--codec", "raw", "--pixel-format", "yuv420p"]
+        let refused = try BuiltBinary.run(args + ["--frames", "5", scratch.path("out.mp4")])
+        Self.expectRefused(refused, status: 64, saying: ".mp4 files cannot hold raw video")
+        let suggested = Self.list(after: "record raw to ", in: Self.firstLine(refused))
+        #expect(!suggested.isEmpty, "\(refused.stderr)")
+        for ext in suggested {
+            let path = scratch.path("followed\(ext)")
+            let result = try BuiltBinary.run(args + ["--frames", "5", path])
+            #expect(result.status == 0, "\(ext): \(result.stderr)")
+            let video = try RecordOracle.probe(path).video
+            #expect(video?.pixelFormat == "yuv420p" && video?.frames == 5, "\(ext): \(String(describing: video))")
+            #expect(try RecordOracle.decodesCleanly(path), "\(ext)")
+        }
+    }
+
+    /// Raw yuv420p in .mov would read back as RGB: it is refused, asked for or the source's own,
+    /// and each pixel format and container the refusal names then reads back as written.
+    @Test func rawYUV420InMOVIsRefusedWithFixesThatWork() throws {
+        let scratch = try RecordScratch()
+        let source = ["record", "--video", RecordSources.video, "--codec", "raw", "--frames", "5"]
+        let asked = try BuiltBinary.run(source + ["--pixel-format", "yuv420p", scratch.path("asked.mov")])
+        Self.expectRefused(asked, status: 64, saying: ".mov files cannot hold raw yuv420p pictures; use ")
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("asked.mov")))
+        let own = try BuiltBinary.run(source + [scratch.path("own.mov")])
+        Self.expectRefused(own, status: 64, saying: ".mov files cannot hold raw yuv420p pictures; use ")
+        let line = Self.firstLine(asked)
+        let formats = Self.list(after: "use --pixel-format ", in: line, until: ",")
+        let containers = Self.list(after: "record yuv420p to ", in: line)
+        #expect(!formats.isEmpty && !containers.isEmpty, "\(line)")
+        let attempts =
+            formats.map { ($0, scratch.path("as-\($0).mov")) }
+            + containers.map { ("yuv420p", scratch.path("moved\($0)")) }
+        for (format, path) in attempts {
+            let result = try BuiltBinary.run(source + ["--pixel-format", format, path])
+            #expect(result.status == 0, "\(path): \(result.stderr)")
+            let video = try RecordOracle.probe(path).video
+            #expect(video?.pixelFormat == format && video?.frames == 5, "\(path): \(String(describing: video))")
+            #expect(try RecordOracle.decodesCleanly(path), "\(path)")
+        }
+    }
+
+    /// An audio codec a container refuses: every codec and container the refusal then names
+    /// records, and ffprobe finds that codec in the file.
+    @Test(arguments: [("mp4", "pcm"), ("mov", "opus"), ("avi", "opus"), ("mov", "flac")])
+    func audioCodecRefusalsSuggestWhatMuxes(ext: String, codec: String) throws {
+        let scratch = try RecordScratch()
+        let args = ["record", "--video", RecordSources.video, "--audio", RecordSources.audio, "--frames", "5"]
+        let refused = try BuiltBinary.run(args + ["--audio-codec", codec, scratch.path("out.\(ext)")])
+        Self.expectRefused(refused, status: 64, saying: ".\(ext) files cannot hold \(codec) audio; use ")
+        let line = Self.firstLine(refused)
+        let codecs = Self.list(after: "use --audio-codec ", in: line, until: ",")
+        let containers = Self.list(after: "record \(codec) to ", in: line)
+        #expect(!codecs.isEmpty && !containers.isEmpty, "\(line)")
+        let attempts =
+            codecs.map { ($0, scratch.path("as-\($0).\(ext)")) }
+            + containers.map { (codec, scratch.path("moved\($0)")) }
+        for (chosen, path) in attempts {
+            let result = try BuiltBinary.run(args + ["--audio-codec", chosen, path])
+            #expect(result.status == 0, "\(path): \(result.stderr)")
+            let audio = try RecordOracle.probe(path).audio
+            let expected = ["pcm": "pcm_", "aac": "aac", "opus": "opus", "flac": "flac"][chosen] ?? chosen
+            #expect(audio?.codec.hasPrefix(expected) == true, "\(path): \(String(describing: audio))")
+        }
+    }
+}
