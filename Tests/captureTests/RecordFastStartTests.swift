@@ -110,4 +110,20 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         #expect((Int(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) >= 45, "\(result.stdout)")
     }
+
+    /// Raw pictures have no duration from their encoder; the finished file's index must still give
+    /// the last one its length, or its edit list ends where that frame starts and readers drop it.
+    @Test(arguments: [10, 31])
+    func rawVideoInMOVKeepsItsLastFrame(frames: Int) throws {
+        let scratch = try RecordScratch()
+        let file = scratch.path("raw.mov")
+        let result = try BuiltBinary.run([
+            "record", "--video", RecordSources.video, "--codec", "raw", "--pixel-format", "yuyv422",
+            "--frames", "\(frames)", "--quiet", file,
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        let video = try #require(try RecordOracle.probe(file).video)
+        #expect(video.frames == frames, "\(video)")
+        #expect(abs((video.duration ?? 0) - Double(frames) / 30) < 0.002, "\(video)")
+    }
 }

@@ -117,4 +117,52 @@ import Testing
             #expect(audio?.codec.hasPrefix(expected) == true, "\(path): \(String(describing: audio))")
         }
     }
+
+    /// A deep pixel format .mkv cannot carry: each container the refusal names then records it
+    /// (YUV4MPEG writes such formats only at unofficial strictness, so it is not among them).
+    @Test func rawDeepPixelFormatRefusalNamesContainersThatWork() throws {
+        let scratch = try RecordScratch()
+        let args = [
+            "record", "--video", RecordSources.video, "--codec", "raw", "--pixel-format", "yuv420p10le", "--frames",
+            "3",
+        ]
+        let refused = try BuiltBinary.run(args + [scratch.path("deep.mkv")])
+        Self.expectRefused(refused, status: 64, saying: ".mkv files cannot hold raw yuv420p10le pictures")
+        let containers = Self.list(after: "record yuv420p10le to ", in: Self.firstLine(refused))
+        #expect(!containers.isEmpty && !containers.contains(".y4m"), "\(refused.stderr)")
+        for ext in containers {
+            let path = scratch.path("moved\(ext)")
+            let result = try BuiltBinary.run(args + [path])
+            #expect(result.status == 0, "\(ext): \(result.stderr)")
+            #expect(try RecordOracle.probe(path).video?.pixelFormat == "yuv420p10le", "\(ext)")
+        }
+    }
+
+    /// Video and audio into an audio-only container: every container the refusal names takes both.
+    @Test func videoIntoAnAudioOnlyContainerSuggestsOnesThatTakeBoth() throws {
+        let scratch = try RecordScratch()
+        let args = ["record", "--video", RecordSources.video, "--audio", RecordSources.audio, "--frames", "3"]
+        let refused = try BuiltBinary.run(args + [scratch.path("both.wav")])
+        Self.expectRefused(refused, status: 64, saying: ".wav files hold audio only; record video to ")
+        let containers = Self.list(after: "record video to ", in: Self.firstLine(refused))
+        #expect(!containers.isEmpty, "\(refused.stderr)")
+        for ext in containers {
+            let path = scratch.path("moved\(ext)")
+            let result = try BuiltBinary.run(args + [path])
+            #expect(result.status == 0, "\(ext): \(result.stderr)")
+            let probe = try RecordOracle.probe(path)
+            #expect(probe.video != nil && probe.audio != nil, "\(ext)")
+        }
+    }
+
+    /// FFmpeg writes AAC into WAV, and then cannot decode it: refused, with codecs that play.
+    @Test func aacInWAVIsRefused() throws {
+        let scratch = try RecordScratch()
+        let refused = try BuiltBinary.run([
+            "record", "--audio", RecordSources.audio, "--audio-codec", "aac", "--duration", "0.5",
+            scratch.path("a.wav"),
+        ])
+        Self.expectRefused(refused, status: 64, saying: ".wav files cannot hold aac audio; use ")
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("a.wav")))
+    }
 }

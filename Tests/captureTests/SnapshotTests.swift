@@ -146,6 +146,11 @@ import Testing
         #expect(names == ["d-\(year).png", "p-100%.png"], "\(names)")
         // (ffprobe would read a '%' in a .png name as an image sequence's pattern.)
         #expect(try RecordOracle.probe(scratch.path("d-\(year).png")).video?.codec == "png")
+        // A '%' in the folder only is part of the folder's name.
+        try FileManager.default.createDirectory(atPath: scratch.path("f%d"), withIntermediateDirectories: false)
+        let folder = try BuiltBinary.run(["snapshot", "test", "--skip", "0", "--quiet", scratch.path("f%d/x.png")])
+        #expect(folder.status == 0, "\(folder.stderr)")
+        #expect(FileManager.default.fileExists(atPath: scratch.path("f%d/x.png")))
     }
 
     /// An existing file is refused (73) and keeps its bytes; `--force` replaces it. A numbered

@@ -49,7 +49,9 @@ enum CodecChoice {
         let ext = container.fileExtension
         if let video {
             guard container.holdsVideo else {
-                throw .containerHoldsNoVideo(fileExtension: ext, use: ContainerFormat.extensions { $0.holdsVideo })
+                throw .containerHoldsNoVideo(
+                    fileExtension: ext,
+                    use: ContainerFormat.extensions { $0.holdsVideo && (audio == nil || $0.holdsAudio) })
             }
             if let id = codecID(video, in: container), !holds(container, id) {
                 let working = RecordingRequest.VideoCodec.allCases.filter { codec in
@@ -107,11 +109,13 @@ enum CodecChoice {
     /// Codecs `avformat_query_codec` says a muxer holds but that FFmpeg 5.1 then refuses or
     /// botches: the mov muxer takes FLAC and Opus in MP4 only; the mp4 muxer takes FLAC only at
     /// experimental strictness; the AVI muxer gets FLAC packets whose timestamps it rejects.
-    /// Suggesting them would send the user to an error at the first write.
+    /// The WAV muxer writes AAC that FFmpeg's own decoder then rejects. Suggesting them would send
+    /// the user to an error at the first write, or to a file that does not play.
     private static let refusedAtWrite: [String: Set<AVCodecID.RawValue>] = [
         "mov": [AV_CODEC_ID_FLAC.rawValue, AV_CODEC_ID_OPUS.rawValue],
         "mp4": [AV_CODEC_ID_FLAC.rawValue],
         "avi": [AV_CODEC_ID_FLAC.rawValue],
+        "wav": [AV_CODEC_ID_AAC.rawValue],
     ]
 
     /// The PCM codec that stores `format` samples as they are (`av_get_pcm_codec`, little endian),

@@ -12,11 +12,18 @@ final class EncodedStream {
     let stream: Int
     /// `video` or `audio`, for messages.
     private let kind: String
+    /// The duration (encoder ticks) given to a packet the encoder leaves without one; nil: left so.
+    private let packetDuration: Int64?
 
-    init(encoder: Encoder, stream: Int, kind: String) {
+    /// - Parameter packetDuration: for video, 1: a frame lasts one tick of the encoder's time base
+    ///   (1/frame rate). FFmpeg 5.1's rawvideo encoder gives packets no duration, and an MP4 or
+    ///   MOV index then gives the last frame none, so its edit list ends where that frame starts
+    ///   and players drop it.
+    init(encoder: Encoder, stream: Int, kind: String, packetDuration: Int64? = nil) {
         self.encoder = encoder
         self.stream = stream
         self.kind = kind
+        self.packetDuration = packetDuration
     }
 
     /// Encodes `frame` (nil: the end, drain everything) and writes every packet the encoder gives
@@ -34,6 +41,7 @@ final class EncodedStream {
             } catch {
                 throw .failed("encoding \(kind) failed: \(error)")
             }
+            if let packetDuration, packet.duration <= 0 { packet.duration = packetDuration }
             try mux(packet, stream)
         }
     }

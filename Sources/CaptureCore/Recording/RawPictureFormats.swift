@@ -21,12 +21,9 @@ enum RawPictureFormats {
             "yuv420p", "yuyv422", "yuv422p", "yuv410p", "yuv411p", "gray", "uyvy422", "nv12", "nv21", "rgba",
             "yvyu422",
         ],
-        "yuv4mpegpipe": [
-            "yuv420p", "yuv422p", "yuv444p", "yuv411p", "gray", "yuva444p", "yuv420p9le", "yuv420p10le",
-            "yuv420p12le", "yuv420p14le", "yuv420p16le", "yuv422p9le", "yuv422p10le", "yuv422p12le",
-            "yuv422p14le", "yuv422p16le", "yuv444p9le", "yuv444p10le", "yuv444p12le", "yuv444p14le",
-            "yuv444p16le", "gray9le", "gray10le", "gray12le", "gray16le",
-        ],
+        // The muxer writes its deeper and alpha formats only at unofficial strictness: they are
+        // YUV4MPEG extensions other readers do not know.
+        "yuv4mpegpipe": ["yuv420p", "yuv422p", "yuv444p", "yuv411p", "gray"],
     ]
 
     /// What NUT tags with a code its reader takes for another format.

@@ -155,7 +155,7 @@ extension RecordingSession {
             stream = try media("adding the video stream") { () throws(FFmpegError) in
                 try addOutputStream(encoder: made)
             }
-            encoder = EncodedStream(encoder: made, stream: stream, kind: "video")
+            encoder = EncodedStream(encoder: made, stream: stream, kind: "video", packetDuration: 1)
         }
         let path = VideoPath(
             stream: stream, rate: rate, decoder: decoder, encoder: encoder,
