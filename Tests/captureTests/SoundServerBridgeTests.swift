@@ -122,5 +122,11 @@ import Testing
             ["list", "--audio-only", "--verbose"], environment: environment)
         #expect(verboseStatus == 0)
         #expect(verbose.contains("Failed to create secure directory"))
+        // A camera name nobody has is looked up in the ALSA configuration too, whose PulseAudio
+        // hook loads libpulse: still the one line of the error.
+        let (status, refused) = try Self.standardError(
+            ["record", "--video", "nosuch", folder.appendingPathComponent("x.mkv").path], environment: environment)
+        #expect(status == 66)
+        #expect(refused.split(separator: "\n").count == 1 && refused.hasPrefix("Error: nosuch: "), "\(refused)")
     }
 }

@@ -84,17 +84,21 @@ enum ALSAConfigurationPCMs {
     /// True when the ALSA configuration defines `name` (with its arguments, as in `dsnoop:1`),
     /// whether or not it has a hint. Wraps `snd_config_update_ref` (a counted reference to the
     /// global configuration, rather than the unsynchronized `snd_config` variable) and
-    /// `snd_config_search_definition`; nothing is opened.
+    /// `snd_config_search_definition`; nothing is opened. Expanding a definition can run the
+    /// PulseAudio plugin's configuration hook, whose libpulse prints to stderr when `$HOME` is
+    /// unusable (a service user's): that goes to the library log (`StandardErrorRoute`).
     static func defines(_ name: String) -> Bool {
-        var top: OpaquePointer?
-        guard snd_config_update_ref(&top) >= 0, let root = top else { return false }
-        defer { snd_config_unref(root) }
-        var definition: OpaquePointer?
-        guard snd_config_search_definition(root, "pcm", name, &definition) >= 0, let definition else {
-            return false
+        StandardErrorRoute.routing {
+            var top: OpaquePointer?
+            guard snd_config_update_ref(&top) >= 0, let root = top else { return false }
+            defer { snd_config_unref(root) }
+            var definition: OpaquePointer?
+            guard snd_config_search_definition(root, "pcm", name, &definition) >= 0, let definition else {
+                return false
+            }
+            snd_config_delete(definition)
+            return true
         }
-        snd_config_delete(definition)
-        return true
     }
 
     /// Configuration PCMs that `snd_device_name_hint` never reports although they open as they
