@@ -165,4 +165,23 @@ import Testing
         Self.expectRefused(refused, status: 64, saying: ".wav files cannot hold aac audio; use ")
         #expect(!FileManager.default.fileExists(atPath: scratch.path("a.wav")))
     }
+
+    /// 32-bit samples with FLAC: the refusal's way out, PCM, names the containers that hold it when
+    /// this one does not (a .flac file holds FLAC only), and each of them then records s32.
+    @Test func flacAt32BitsPointsToPCMWhereItFits() throws {
+        let scratch = try RecordScratch()
+        let args = ["record", "--audio", RecordSources.audio, "--duration", "0.5", "--sample-format", "s32"]
+        let refused = try BuiltBinary.run(args + ["--audio-codec", "flac", scratch.path("deep.flac")])
+        Self.expectRefused(refused, status: 64, saying: "or --audio-codec pcm for s32 in .")
+        let containers = Self.list(after: "for s32 in ", in: Self.firstLine(refused))
+        #expect(!containers.isEmpty && !containers.contains(".flac"), "\(refused.stderr)")
+        for ext in containers {
+            let path = scratch.path("moved\(ext)")
+            let result = try BuiltBinary.run(args + ["--audio-codec", "pcm", path])
+            #expect(result.status == 0, "\(ext): \(result.stderr)")
+            #expect(try RecordOracle.probe(path).audio?.codec.hasPrefix("pcm_s32") == true, "\(ext)")
+        }
+        let inMKV = try BuiltBinary.run(args + ["--audio-codec", "flac", scratch.path("deep.mkv")])
+        Self.expectRefused(inMKV, status: 64, saying: "or --audio-codec pcm for s32\n")
+    }
 }

@@ -184,9 +184,15 @@ enum AudioEncoderPlanner {
                 writtenFormat: chosen.rawValue)
         case .flac:
             // FLAC in FFmpeg 5.1 encodes at most 24 bits a sample, integers only.
-            if requested == .s32 || requested == .flt {
+            if let requested, requested == .s32 || requested == .flt {
+                // PCM in this container, or the containers that hold PCM of that format.
+                let pcmCodec = pcm(requested).codec
+                let elsewhere =
+                    CodecChoice.holds(container, pcmCodec)
+                    ? ""
+                    : " in \(ContainerFormat.extensions { $0.holdsAudio && CodecChoice.holds($0, pcmCodec) })"
                 throw .usage(
-                    "FLAC holds at most 24-bit integer samples; use \(.sampleFormat, "s24") or s16, or \(.audioCodec, "pcm") for \(requested!.rawValue)"
+                    "FLAC holds at most 24-bit integer samples; use \(.sampleFormat, "s24") or s16, or \(.audioCodec, "pcm") for \(requested.rawValue)\(elsewhere)"
                 )
             }
             let chosen: RecordingRequest.SampleFormat = (requested ?? input.format) == .s16 ? .s16 : .s24
