@@ -30,6 +30,21 @@ import Testing
         return rest.split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init).filter { $0 != "or" }
     }
 
+    /// The ways out a refusal offers, each as the value to ask for and the file to write: every
+    /// value after `values` in a file of `ext`, then `kept` in each container after `containers`.
+    /// Expects the refusal to offer both kinds.
+    static func attempts(
+        offeredBy refusal: ChildProcess.Result, values: String, containers: String, keeping kept: String,
+        ext: String, in scratch: RecordScratch, sourceLocation: SourceLocation = #_sourceLocation
+    ) -> [(value: String, path: String)] {
+        let line = firstLine(refusal)
+        let offered = list(after: values, in: line, until: ",")
+        let elsewhere = list(after: containers, in: line)
+        #expect(!offered.isEmpty && !elsewhere.isEmpty, "\(line)", sourceLocation: sourceLocation)
+        return offered.map { ($0, scratch.path("as-\($0).\(ext)")) }
+            + elsewhere.map { (kept, scratch.path("moved\($0)")) }
+    }
+
     @Test func anUnknownCameraNameIsNoALSANameAndPointsToList() throws {
         let scratch = try RecordScratch()
         let result = try BuiltBinary.run(["record", "--video", "nosuch", scratch.path("out.mkv")])
@@ -78,13 +93,9 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: scratch.path("asked.mov")))
         let own = try BuiltBinary.run(source + [scratch.path("own.mov")])
         Self.expectRefused(own, status: 64, saying: ".mov files cannot hold raw yuv420p pictures; use ")
-        let line = Self.firstLine(asked)
-        let formats = Self.list(after: "use --pixel-format ", in: line, until: ",")
-        let containers = Self.list(after: "record yuv420p to ", in: line)
-        #expect(!formats.isEmpty && !containers.isEmpty, "\(line)")
-        let attempts =
-            formats.map { ($0, scratch.path("as-\($0).mov")) }
-            + containers.map { ("yuv420p", scratch.path("moved\($0)")) }
+        let attempts = Self.attempts(
+            offeredBy: asked, values: "use --pixel-format ", containers: "record yuv420p to ", keeping: "yuv420p",
+            ext: "mov", in: scratch)
         for (format, path) in attempts {
             let result = try BuiltBinary.run(source + ["--pixel-format", format, path])
             #expect(result.status == 0, "\(path): \(result.stderr)")
@@ -102,13 +113,9 @@ import Testing
         let args = ["record", "--video", RecordSources.video, "--audio", RecordSources.audio, "--frames", "5"]
         let refused = try BuiltBinary.run(args + ["--audio-codec", codec, scratch.path("out.\(ext)")])
         Self.expectRefused(refused, status: 64, saying: ".\(ext) files cannot hold \(codec) audio; use ")
-        let line = Self.firstLine(refused)
-        let codecs = Self.list(after: "use --audio-codec ", in: line, until: ",")
-        let containers = Self.list(after: "record \(codec) to ", in: line)
-        #expect(!codecs.isEmpty && !containers.isEmpty, "\(line)")
-        let attempts =
-            codecs.map { ($0, scratch.path("as-\($0).\(ext)")) }
-            + containers.map { (codec, scratch.path("moved\($0)")) }
+        let attempts = Self.attempts(
+            offeredBy: refused, values: "use --audio-codec ", containers: "record \(codec) to ", keeping: codec,
+            ext: ext, in: scratch)
         for (chosen, path) in attempts {
             let result = try BuiltBinary.run(args + ["--audio-codec", chosen, path])
             #expect(result.status == 0, "\(path): \(result.stderr)")
