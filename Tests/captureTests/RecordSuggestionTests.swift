@@ -45,6 +45,21 @@ import Testing
             + elsewhere.map { (kept, scratch.path("moved\($0)")) }
     }
 
+    /// Records `arguments` into a file of each extension in `containers`; each must succeed, and
+    /// ffprobe's reading of it passes `check`.
+    static func follow(
+        _ containers: [String], with arguments: [String], in scratch: RecordScratch,
+        sourceLocation: SourceLocation = #_sourceLocation, check: (RecordOracle) -> Bool
+    ) throws {
+        for ext in containers {
+            let path = scratch.path("moved\(ext)")
+            let result = try BuiltBinary.run(arguments + [path])
+            #expect(result.status == 0, "\(ext): \(result.stderr)", sourceLocation: sourceLocation)
+            let probe = try RecordOracle.probe(path)
+            #expect(check(probe), "\(ext): \(probe)", sourceLocation: sourceLocation)
+        }
+    }
+
     @Test func anUnknownCameraNameIsNoALSANameAndPointsToList() throws {
         let scratch = try RecordScratch()
         let result = try BuiltBinary.run(["record", "--video", "nosuch", scratch.path("out.mkv")])
@@ -73,14 +88,10 @@ import Testing
         Self.expectRefused(refused, status: 64, saying: ".mp4 files cannot hold raw video")
         let suggested = Self.list(after: "record raw to ", in: Self.firstLine(refused))
         #expect(!suggested.isEmpty, "\(refused.stderr)")
-        for ext in suggested {
-            let path = scratch.path("followed\(ext)")
-            let result = try BuiltBinary.run(args + ["--frames", "5", path])
-            #expect(result.status == 0, "\(ext): \(result.stderr)")
-            let video = try RecordOracle.probe(path).video
-            #expect(video?.pixelFormat == "yuv420p" && video?.frames == 5, "\(ext): \(String(describing: video))")
-            #expect(try RecordOracle.decodesCleanly(path), "\(ext)")
+        try Self.follow(suggested, with: args + ["--frames", "5"], in: scratch) {
+            $0.video?.pixelFormat == "yuv420p" && $0.video?.frames == 5
         }
+        for ext in suggested { #expect(try RecordOracle.decodesCleanly(scratch.path("moved\(ext)")), "\(ext)") }
     }
 
     /// Raw yuv420p in .mov would read back as RGB: it is refused, asked for or the source's own,
@@ -137,12 +148,7 @@ import Testing
         Self.expectRefused(refused, status: 64, saying: ".mkv files cannot hold raw yuv420p10le pictures")
         let containers = Self.list(after: "record yuv420p10le to ", in: Self.firstLine(refused))
         #expect(!containers.isEmpty && !containers.contains(".y4m"), "\(refused.stderr)")
-        for ext in containers {
-            let path = scratch.path("moved\(ext)")
-            let result = try BuiltBinary.run(args + [path])
-            #expect(result.status == 0, "\(ext): \(result.stderr)")
-            #expect(try RecordOracle.probe(path).video?.pixelFormat == "yuv420p10le", "\(ext)")
-        }
+        try Self.follow(containers, with: args, in: scratch) { $0.video?.pixelFormat == "yuv420p10le" }
     }
 
     /// Video and audio into an audio-only container: every container the refusal names takes both.
@@ -153,13 +159,7 @@ import Testing
         Self.expectRefused(refused, status: 64, saying: ".wav files hold audio only; record video to ")
         let containers = Self.list(after: "record video to ", in: Self.firstLine(refused))
         #expect(!containers.isEmpty, "\(refused.stderr)")
-        for ext in containers {
-            let path = scratch.path("moved\(ext)")
-            let result = try BuiltBinary.run(args + [path])
-            #expect(result.status == 0, "\(ext): \(result.stderr)")
-            let probe = try RecordOracle.probe(path)
-            #expect(probe.video != nil && probe.audio != nil, "\(ext)")
-        }
+        try Self.follow(containers, with: args, in: scratch) { $0.video != nil && $0.audio != nil }
     }
 
     /// FFmpeg writes AAC into WAV, and then cannot decode it: refused, with codecs that play.
@@ -182,11 +182,8 @@ import Testing
         Self.expectRefused(refused, status: 64, saying: "or --audio-codec pcm for s32 in .")
         let containers = Self.list(after: "for s32 in ", in: Self.firstLine(refused))
         #expect(!containers.isEmpty && !containers.contains(".flac"), "\(refused.stderr)")
-        for ext in containers {
-            let path = scratch.path("moved\(ext)")
-            let result = try BuiltBinary.run(args + ["--audio-codec", "pcm", path])
-            #expect(result.status == 0, "\(ext): \(result.stderr)")
-            #expect(try RecordOracle.probe(path).audio?.codec.hasPrefix("pcm_s32") == true, "\(ext)")
+        try Self.follow(containers, with: args + ["--audio-codec", "pcm"], in: scratch) {
+            $0.audio?.codec.hasPrefix("pcm_s32") == true
         }
         let inMKV = try BuiltBinary.run(args + ["--audio-codec", "flac", scratch.path("deep.mkv")])
         Self.expectRefused(inMKV, status: 64, saying: "or --audio-codec pcm for s32\n")
