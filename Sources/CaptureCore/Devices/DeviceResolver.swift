@@ -9,7 +9,8 @@ public enum DeviceResolver {
     /// - Returns: the device, as `capture list` would show it.
     /// - Throws: `CaptureError.deviceNotFound` (66) listing the valid names, with a hint to use
     ///   `pulse:` for a PulseAudio-style name given as ALSA, or to `capture list` for a camera name
-    ///   that neither V4L2 nor ALSA knows; `.wrongKind` (66) for a known name of the other kind; `.permissionDenied` (77);
+    ///   that neither V4L2 nor ALSA knows; `.wrongKind` (66) for a known name of the other kind;
+    ///   `.permissionDenied` (77);
     ///   `.notSupported` (69) for a node that is not a capture device of that kind.
     ///   A PCM that leads to a sound server (`pulse`, `pipewire`, or `default` and any alias or plug
     ///   chain that resolves to one) whose server does not run is `.notSupported`

@@ -113,6 +113,11 @@ enum AudioEncoderPlanner {
         return .s16
     }
 
+    /// The extensions of the containers that hold PCM in `format`, for a message: `.mkv, .wav`.
+    static func containers(holdingPCM format: RecordingRequest.SampleFormat) -> String {
+        ContainerFormat.extensions { $0.holdsAudio && CodecChoice.holds($0, pcm(format).codec) }
+    }
+
     /// The PCM codec, encoder sample format and significant bits of each sample format.
     static func pcm(_ format: RecordingRequest.SampleFormat) -> (codec: AVCodecID, sample: AVSampleFormat, bits: Int) {
         switch format {
@@ -162,7 +167,7 @@ enum AudioEncoderPlanner {
             if let requested {
                 guard held.contains(requested) else {
                     throw .usage(
-                        ".\(container.fileExtension) files cannot hold \(requested.rawValue) PCM; use \(.sampleFormat, held.map(\.rawValue).joined(separator: " or ")), or record to \(ContainerFormat.extensions { $0.holdsAudio && CodecChoice.holds($0, pcm(requested).codec) })"
+                        ".\(container.fileExtension) files cannot hold \(requested.rawValue) PCM; use \(.sampleFormat, held.map(\.rawValue).joined(separator: " or ")), or record to \(containers(holdingPCM: requested))"
                     )
                 }
                 chosen = requested
@@ -186,11 +191,8 @@ enum AudioEncoderPlanner {
             // FLAC in FFmpeg 5.1 encodes at most 24 bits a sample, integers only.
             if let requested, requested == .s32 || requested == .flt {
                 // PCM in this container, or the containers that hold PCM of that format.
-                let pcmCodec = pcm(requested).codec
                 let elsewhere =
-                    CodecChoice.holds(container, pcmCodec)
-                    ? ""
-                    : " in \(ContainerFormat.extensions { $0.holdsAudio && CodecChoice.holds($0, pcmCodec) })"
+                    CodecChoice.holds(container, pcm(requested).codec) ? "" : " in \(containers(holdingPCM: requested))"
                 throw .usage(
                     "FLAC holds at most 24-bit integer samples; use \(.sampleFormat, "s24") or s16, or \(.audioCodec, "pcm") for \(requested.rawValue)\(elsewhere)"
                 )

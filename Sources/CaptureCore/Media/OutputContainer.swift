@@ -120,9 +120,9 @@ final class OutputContainer {
     ///
     /// Raw video is told apart by its tag alone in several containers (NUT falls back to 15-bit RGB
     /// without one), so it gets the tag of its pixel format, as the rawvideo encoder gives it
-    /// (`avcodec_pix_fmt_to_codec_tag`), when the input says the format. Anything else keeps the input's tag where this muxer reads
-    /// it as the same codec or has no tag of its own for it (`av_codec_get_id`, `av_codec_get_tag2`);
-    /// otherwise 0 lets the muxer choose.
+    /// (`avcodec_pix_fmt_to_codec_tag`), when the input says the format. Anything else keeps the
+    /// input's tag where this muxer reads it as the same codec or has no tag of its own for it
+    /// (`av_codec_get_id`, `av_codec_get_tag2`); otherwise 0 lets the muxer choose.
     private func copiedCodecTag(_ source: AVCodecParameters) -> UInt32 {
         // A demuxer that names the format by its tag alone (MOV's yuvs, 2vuy) leaves `format`
         // unset: that tag is then all there is to keep, and without it MOV writes `raw `, which

@@ -44,9 +44,17 @@ enum RawPictureFormats {
         return formats.contains(plain)
     }
 
-    /// Up to three common formats `container` carries, for a message.
-    static func offered(in container: ContainerFormat) -> [String] {
-        Array(common.filter { holds(container, $0) }.prefix(3))
+    /// Refuses raw pictures in `name` for a container that does not carry them readably.
+    ///
+    /// - Throws: `RecordingPlanError.pixelFormatNotInContainer` (64) naming up to three common
+    ///   formats the container carries and the extensions that carry `name` (with audio beside it
+    ///   if `withAudio`).
+    static func check(_ name: String, in container: ContainerFormat, withAudio: Bool) throws(RecordingPlanError) {
+        guard !holds(container, name) else { return }
+        throw .pixelFormatNotInContainer(
+            name, fileExtension: container.fileExtension,
+            use: Array(common.filter { holds(container, $0) }.prefix(3)),
+            others: extensions(holding: name, withAudio: withAudio))
     }
 
     /// The extensions that carry raw video in `name` (all raw formats NUT carries when nil),

@@ -188,10 +188,8 @@ public enum RecordingPlanner {
             guard let format = PixelFormat(name: name) else { throw .unknownPixelFormat(name) }
             let takes = PixelFormat.x264Formats420
             if videoCodec == .h264 && !takes.contains(format) { throw .h264Needs420(name, takes: takes.map(\.name)) }
-            if videoCodec == .raw && container.holdsVideo && !RawPictureFormats.holds(container, name) {
-                throw .pixelFormatNotInContainer(
-                    name, fileExtension: container.fileExtension, use: RawPictureFormats.offered(in: container),
-                    others: RawPictureFormats.extensions(holding: name, withAudio: request.audio != nil))
+            if videoCodec == .raw && container.holdsVideo {
+                try RawPictureFormats.check(name, in: container, withAudio: request.audio != nil)
             }
         }
         if validatesContainer {

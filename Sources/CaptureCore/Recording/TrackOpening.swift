@@ -129,14 +129,9 @@ extension RecordingSession {
                 }
             } else {
                 if let name = plan.pixelFormat, let format = PixelFormat(name: name) { target.format = format }
-                if !RawPictureFormats.holds(container, target.format.name) {
-                    throw .plan(
-                        .pixelFormatNotInContainer(
-                            target.format.name, fileExtension: container.fileExtension,
-                            use: RawPictureFormats.offered(in: container),
-                            others: RawPictureFormats.extensions(
-                                holding: target.format.name, withAudio: self.plan.audio != nil)))
-                }
+                do {
+                    try RawPictureFormats.check(target.format.name, in: container, withAudio: self.plan.audio != nil)
+                } catch { throw .plan(error) }
             }
             var settings = Encoder.VideoSettings(
                 width: target.width, height: target.height, pixelFormat: target.format, frameRate: rate,

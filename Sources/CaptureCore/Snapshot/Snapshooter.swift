@@ -252,8 +252,7 @@ public final class Snapshooter {
             // One still takes its name as given; fields in its file name are filled in (a dated
             // name from cron), read as a series' are: an unknown field is refused rather than
             // written as it stands, and %% is a '%'. A '%' in the folder alone is the folder's.
-            let fileName = request.output.split(separator: "/", omittingEmptySubsequences: false).last ?? ""
-            guard fileName.contains("%") else { return (nil, [request.output]) }
+            guard request.output.pathLastComponent.contains("%") else { return (nil, [request.output]) }
             let template = try OutputTemplate(request.output, utc: request.utc)
             guard template.hadFields else { return (nil, [request.output.replacing("%%", with: "%")]) }
             return (template, timeless(template) ? [template.path(number: 1, date: Date())] : [])
