@@ -16,6 +16,9 @@ import Testing
         ("mov", .h264, .flac, false),
         ("mov", .h264, .opus, false),
         ("avi", .raw, .flac, false),
+        // WAV takes AAC at the header, and FFmpeg's decoder cannot read it back.
+        ("wav", nil, .aac, false),
+        ("wav", nil, .flac, true),
         ("y4m", .raw, nil, true),
         ("y4m", .h264, nil, false),
         ("h264", .h264, nil, true),
