@@ -162,7 +162,7 @@ def build_swiftfloor(folder):
         libs = subprocess.run(["pkg-config", "--libs"] + LIBAV,
                               check=True, capture_output=True, text=True).stdout.split()
         subprocess.run(["swiftc", "-O", "-static-stdlib", "-import-objc-header",
-                        os.path.join(REPO, "Bench", "swiftfloor.h"), "-o", binary, source]
+                        os.path.join(REPO, "Bench", "libav.h"), "-o", binary, source]
                        + [flag for c in cflags for flag in ("-Xcc", c)] + libs,
                        check=True, capture_output=True, text=True)
     except (OSError, subprocess.CalledProcessError) as error:

@@ -6,13 +6,7 @@
  * hundred libraries they pull in. One call into each library keeps the linker's --as-needed
  * from dropping it.
  */
-#include <libavcodec/avcodec.h>
-#include <libavdevice/avdevice.h>
-#include <libavfilter/avfilter.h>
-#include <libavformat/avformat.h>
-#include <libavutil/avutil.h>
-#include <libswresample/swresample.h>
-#include <libswscale/swscale.h>
+#include "libav.h"
 
 int main(void) {
     unsigned sum = avdevice_version() ^ avformat_version() ^ avcodec_version() ^ avfilter_version()

@@ -1,4 +1,4 @@
-/* The C declarations swiftfloor.swift calls: one function of each libav* library. */
+/* The libav* headers the floor programs call one function of each from (libload.c, swiftfloor.swift). */
 #include <libavcodec/avcodec.h>
 #include <libavdevice/avdevice.h>
 #include <libavfilter/avfilter.h>
