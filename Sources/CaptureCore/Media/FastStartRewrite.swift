@@ -17,7 +17,7 @@ import Glibc
 /// late, and an AAC track plays its priming: the tracks end up out of step by the difference.
 /// It also keeps no duration for a track's last packet, which an edit list would then leave out
 /// (the last 21 ms of AAC). The rewrite moves each track back to where its first packet was and
-/// gives its last packet its length again (`spans`), and the muxer then writes the edit lists
+/// makes its last packet reach the end of the latest frame shown (`spans`), and the muxer then writes the edit lists
 /// that show the video from 0 and skip the priming, as it does for a file written in one go.
 enum FastStartRewrite {
     /// The muxers whose files are rewritten.
@@ -63,6 +63,9 @@ enum FastStartRewrite {
         // Per stream, the ticks that move its first packet back to where it was written, and its
         // last packet read, written once the next one comes (or, the last of all, with its length).
         var shifts: [Int: Int64] = [:]
+        // Per stream, how far its first packet's presentation lies after its decode time: the
+        // muxer's edit list shows the track from there.
+        var firstDelays: [Int: Int64] = [:]
         var held: [Int: Packet] = [:]
         while true {
             let packet = try Packet()
@@ -70,6 +73,7 @@ enum FastStartRewrite {
             let index = packet.streamIndex
             if shifts[index] == nil, let first = packet.pts ?? packet.dts {
                 shifts[index] = spans[index].map { output.ticks(ofMicroseconds: $0.start, stream: index) - first } ?? 0
+                firstDelays[index] = max(0, first - (packet.dts ?? first))
             }
             if let shift = shifts[index], shift != 0 {
                 packet.pts = packet.pts.map { $0 + shift }
@@ -79,8 +83,15 @@ enum FastStartRewrite {
             held[index] = packet
         }
         for (index, last) in held.sorted(by: { $0.key < $1.key }) {
-            if last.duration <= 0, let span = spans[index], let pts = last.pts {
-                last.duration = max(0, output.ticks(ofMicroseconds: span.end, stream: index) - pts)
+            // The muxer's edit list shows a track from its first packet's delay on, for as long as
+            // its packets' decode times and the last one's duration span. With reordered frames
+            // the delay at the end (the latest presentation time less the last decode time) equals
+            // the first one's only while frames come at an even pace; where a camera's frames came
+            // sparse it does not, and the track showed its last frames cut off. So the last packet
+            // lasts until the track is shown up to the end of its latest frame.
+            if let span = spans[index], let time = last.dts ?? last.pts {
+                let reaching = output.ticks(ofMicroseconds: span.end, stream: index) - time - (firstDelays[index] ?? 0)
+                if reaching > 0 || last.duration <= 0 { last.duration = max(0, reaching) }
             }
             try output.write(last, stream: index)
         }

@@ -37,7 +37,7 @@ final class AudioPath {
     }
 
     /// Records one packet whose first sample was captured at `time` (microseconds from the start).
-    func process(_ packet: Packet, time: Int64, mux: Mux) throws(CaptureError) {
+    func process(_ packet: Packet, time: Int64, arrival: Int64, mux: Mux) throws(CaptureError) {
         guard !done, packet.size > 0 else { return }
         try media("converting audio") { () throws(FFmpegError) in
             try decoder.send(packet)

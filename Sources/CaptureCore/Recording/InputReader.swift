@@ -142,7 +142,7 @@ final class InputReader: @unchecked Sendable {
             // Rescaled with 128-bit intermediates: wall-clock microseconds times a numerator overflow.
             let pts = packet.pts.map { Rescale.rescale($0, from: timeBase, to: Rescale.microsecond) }
             let time = mapper.sessionTime(pts: pts, arrival: arrival, wallOffset: SessionClock.wallClockOffset())
-            let item = QueuedPacket(packet: packet, time: time)
+            let item = QueuedPacket(packet: packet, time: time, arrival: arrival)
             if coalescer != nil {
                 do {
                     for block in try coalescer!.add(item) { queue.push(block, lane: lane) }

@@ -6,6 +6,16 @@ struct QueuedPacket: @unchecked Sendable {
     let packet: Packet
     /// Capture time on the session clock (CLOCK_MONOTONIC), microseconds.
     let time: Int64
+    /// When its reader queued it, on the session clock, microseconds. What the recorder makes of
+    /// a packet is judged against when it came, not against when the loop got to it: a loop that
+    /// runs behind must never take its own lag for the device's.
+    let arrival: Int64
+
+    init(packet: Packet, time: Int64, arrival: Int64 = SessionClock.now()) {
+        self.packet = packet
+        self.time = time
+        self.arrival = arrival
+    }
 }
 
 /// The bounded hand-over between reader threads (one lane each) and the recording loop.

@@ -6,6 +6,15 @@ import Glibc
 /// ends or stalls, or writing fails; then finalizes the file.
 struct RecordingLoop {
     let session: RecordingSession
+    /// The microphone's packets from the camera's last frame interval before its end on, held
+    /// until the camera is done: only then is it known where the video ends, and so where the
+    /// audio must. A loop behind the camera takes the audio first, which would otherwise run on
+    /// to the provisional end, up to a frame past the video's.
+    private let tail = AudioTail()
+
+    final class AudioTail {
+        var packets: [QueuedPacket] = []
+    }
 
     /// How long after the readers start (microseconds) a late device may hold back the start.
     static let lateStartAllowance: Int64 = 300_000
@@ -39,6 +48,8 @@ struct RecordingLoop {
         var progress = ProgressMeter(t0: t0)
         var ended = Set<Int>()
         var failure: CaptureError?
+        // True when encoding or writing failed: nothing more can go into the outputs.
+        var writeFailed = false
 
         while failure == nil {
             let now = SessionClock.now()
@@ -50,7 +61,10 @@ struct RecordingLoop {
             }
             switch s.queue.next(timeout: 0.1) {
             case .packet(let lane, let item):
-                do { try take(item, lane: lane, t0: t0, policy: &policy) } catch { failure = error }
+                do { try take(item, lane: lane, t0: t0, policy: &policy) } catch {
+                    failure = error
+                    writeFailed = true
+                }
             case .ended(let lane, let error):
                 ended.insert(lane)
                 if let error, !policy.stopping { failure = error }
@@ -58,9 +72,14 @@ struct RecordingLoop {
                 break
             }
             if failure == nil {
-                failure = housekeeping(
-                    now: SessionClock.now(), t0: t0, stalls: policy.stopping ? nil : watch, ended: ended,
-                    flush: &flush, progress: &progress)
+                do throws(LoopEnd) {
+                    try housekeeping(
+                        now: SessionClock.now(), t0: t0, stalls: policy.stopping ? nil : watch, ended: ended,
+                        flush: &flush, progress: &progress)
+                } catch {
+                    failure = error.error
+                    writeFailed = error.writing
+                }
             }
         }
         if failure == nil && !policy.stopping {
@@ -73,10 +92,22 @@ struct RecordingLoop {
                 policy.reason = .duration
             }
         }
-        // Stop the readers and drop what they still queue, then finalize. Frames the queue dropped
-        // after the last one taken still count, if they fall within the recording.
+        // Stop the readers, write what they captured before the end and the loop had not taken
+        // yet (a loop behind the devices holds seconds of it), then finalize. Frames the queue
+        // dropped after the last one taken still count, if they fall within the recording.
         alignAudioEnd()
         s.stop.interrupt.raise()
+        if !writeFailed {
+            do {
+                try drain(t0: t0, policy: &policy)
+                // A camera that never reached its end (a stop it sent nothing after, a lost one):
+                // the audio follows where its last frame ends.
+                alignAudioEnd()
+                try releaseTail(t0: t0)
+            } catch {
+                if failure == nil { failure = error }
+            }
+        }
         s.queue.close()
         if let video = s.video { video.path.noteDropped(times: s.queue.takeDropped(lane: video.lane).map { $0 - t0 }) }
         let result = try s.finalize(
@@ -84,14 +115,34 @@ struct RecordingLoop {
         return .recorded(result)
     }
 
+    /// What ends a recording from between packets; `writing`: writing failed, so nothing more can
+    /// go into the outputs.
+    struct LoopEnd: Error {
+        let error: CaptureError
+        var writing = false
+    }
+
+    /// Takes what the queue still holds once the readers were told to stop, in time order, until
+    /// it is empty: every packet captured before the end is written, however far behind the
+    /// loop ran. The readers add a last packet at most, so this ends.
+    private func drain(t0: Int64, policy: inout StopPolicy) throws(CaptureError) {
+        while true {
+            switch session.queue.next(timeout: 0.05) {
+            case .packet(let lane, let item): try take(item, lane: lane, t0: t0, policy: &policy)
+            case .ended: continue
+            case .idle: return
+            }
+        }
+    }
+
     /// Between packets: a stalled device ends the recording, the file is flushed twice a second,
     /// the progress line is fed four times a second.
     ///
-    /// - Returns: the error that ends the recording, if any.
+    /// - Throws: what ends the recording, if anything.
     private func housekeeping(
         now: Int64, t0: Int64, stalls: StallWatch?, ended: Set<Int>, flush: inout Cadence,
         progress: inout ProgressMeter
-    ) -> CaptureError? {
+    ) throws(LoopEnd) {
         let s = session
         reportLinks()
         if let audio = s.audio, !ended.contains(audio.lane), s.reader(lane: audio.lane)?.link.waiting == true,
@@ -103,7 +154,7 @@ struct RecordingLoop {
                 try audio.path.fillSilence(until: now - t0 - Self.silenceLag) { (packet, stream) throws(CaptureError) in
                     try s.mux(packet, stream: stream)
                 }
-            } catch { return error }
+            } catch { throw LoopEnd(error: error, writing: true) }
         }
         if let stalled = stalls?.stalled(
             now: now, queue: s.queue, video: s.video, audio: s.audio, endedLanes: ended,
@@ -112,18 +163,19 @@ struct RecordingLoop {
             // With --reconnect, a stalled device is let go of and waited for, as a lost one is.
             let reason = "\(stalled.lacking) for \(Self.seconds(s.plan.stallTimeout)) s; the device stalled"
             if s.reader(lane: stalled.lane)?.freeStalled(reason: reason) != true {
-                return StallWatch.error(
-                    device: stalled.device, lacking: stalled.lacking, timeout: s.plan.stallTimeout,
-                    fileWritten: s.started)
+                throw LoopEnd(
+                    error: StallWatch.error(
+                        device: stalled.device, lacking: stalled.lacking, timeout: s.plan.stallTimeout,
+                        fileWritten: s.started))
             }
         }
         for reader in s.readers {
-            if let overdue = reader.overdue(now: now) { return overdue }
+            if let overdue = reader.overdue(now: now) { throw LoopEnd(error: overdue) }
         }
         if flush.due(now) {
-            if let lost = s.streamEvents() { return lost }
-            do throws(FFmpegError) { try s.output?.flush() } catch { return s.writeError(error) }
-            do { try s.segments?.flush() } catch { return error }
+            if let lost = s.streamEvents() { throw LoopEnd(error: lost) }
+            do throws(FFmpegError) { try s.output?.flush() } catch { throw LoopEnd(error: s.writeError(error), writing: true) }
+            do { try s.segments?.flush() } catch { throw LoopEnd(error: error, writing: true) }
             s.reportSegments()
         }
         if let onProgress = s.onProgress,
@@ -131,7 +183,6 @@ struct RecordingLoop {
         {
             onProgress(snapshot)
         }
-        return nil
     }
 
     /// Says when a device was lost and when it came back (`DeviceLink`). A camera's return is
@@ -183,15 +234,37 @@ struct RecordingLoop {
         }
         let time = item.time - t0
         if let video = session.video, lane == video.lane {
-            video.path.noteDropped(times: session.queue.takeDropped(lane: lane).map { $0 - t0 })
-            try video.path.process(item.packet, time: time, mux: mux)
+            video.path.noteDropped(times: session.queue.takeDropped(lane: lane).map { $0 - t0 }, before: item.arrival)
+            try video.path.process(item.packet, time: time, arrival: item.arrival, mux: mux)
             if video.path.done, let frames = session.plan.frameLimit, video.path.written >= frames {
                 policy.reason = .frames
             }
-            if video.path.done { alignAudioEnd() }
+            if video.path.done {
+                alignAudioEnd()
+                try releaseTail(t0: t0)
+            }
         } else if let audio = session.audio, lane == audio.lane {
+            if let video = session.video, !video.path.done, let end = video.path.endTime,
+                !tail.packets.isEmpty || time >= end - Rescale.microseconds(ofSlot: 1, rate: video.path.rate)
+            {
+                tail.packets.append(item)
+                return
+            }
             audio.path.lastLoss = session.reader(lane: lane)?.link.lastLostAt.map { $0 - t0 }
-            try audio.path.process(item.packet, time: time, mux: mux)
+            try audio.path.process(item.packet, time: time, arrival: item.arrival, mux: mux)
+        }
+    }
+
+    /// Records the microphone's packets held until the camera was done (`tail`), in order.
+    private func releaseTail(t0: Int64) throws(CaptureError) {
+        guard let audio = session.audio, !tail.packets.isEmpty else { return }
+        let packets = tail.packets
+        tail.packets.removeAll()
+        let mux: EncodedStream.Mux = { (packet, stream) throws(CaptureError) in try session.mux(packet, stream: stream)
+        }
+        for item in packets {
+            audio.path.lastLoss = session.reader(lane: audio.lane)?.link.lastLostAt.map { $0 - t0 }
+            try audio.path.process(item.packet, time: item.time - t0, arrival: item.arrival, mux: mux)
         }
     }
 

@@ -20,10 +20,12 @@ struct StallWatch {
             if now - last > limit { return (source.device.name, "no data", lane) }
         }
         // A camera that keeps sending only what cannot be recorded (damaged frames, frames whose
-        // times fall outside the recording) is as stalled as a silent one.
+        // times fall outside the recording) is as stalled as a silent one. Measured between the
+        // arrivals of the frames judged, never against now: a loop behind the camera has simply
+        // not judged the newer ones yet.
         if let video, video.source.live, !video.path.done, !endedLanes.contains(video.lane),
-            link(video.lane)?.waiting != true,
-            now - max(video.path.lastUsableAt ?? loopStart, link(video.lane)?.backAt ?? loopStart) > limit
+            link(video.lane)?.waiting != true, let judged = video.path.lastJudgedArrival,
+            judged - max(video.path.lastUsableArrival ?? loopStart, link(video.lane)?.backAt ?? loopStart) > limit
         {
             return (video.device, "no usable frame", video.lane)
         }

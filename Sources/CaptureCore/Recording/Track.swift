@@ -25,8 +25,9 @@ protocol TrackPath: AnyObject {
     var done: Bool { get }
     /// Material at or after this session time (microseconds from the start) is not recorded.
     var endTime: Int64? { get set }
-    /// Records one packet captured at `time` (microseconds from the start of the recording).
-    func process(_ packet: Packet, time: Int64, mux: EncodedStream.Mux) throws(CaptureError)
+    /// Records one packet captured at `time` (microseconds from the start of the recording) that
+    /// arrived from its device at `arrival` (session clock, microseconds).
+    func process(_ packet: Packet, time: Int64, arrival: Int64, mux: EncodedStream.Mux) throws(CaptureError)
     /// Drains what the chain still holds at the end of the recording.
     func finish(mux: EncodedStream.Mux) throws(CaptureError)
 }

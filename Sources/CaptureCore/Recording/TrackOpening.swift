@@ -163,12 +163,27 @@ extension RecordingSession {
         {
             path.passThroughSize = input.rawPassThroughSize(of: index)
         }
-        // A camera's lane absorbs the encoder's hiccups (a slower frame, a keyframe) before it
-        // drops anything. An unpaced source waits for the loop anyway: two frames keep its reader
-        // one frame ahead, and a deeper queue would only hold more 1.4 MB pictures.
-        let lane = queue.addLane(live: source.live, dropsOldest: source.live, capacity: source.live ? 8 : 2)
+        // An unpaced source waits for the loop anyway: two frames keep its reader one frame
+        // ahead, and a deeper queue would only hold more 1.4 MB pictures.
+        let capacity =
+            source.live ? Self.liveVideoCapacity(rate: rate, frameBytes: input.rawPassThroughSize(of: index)) : 2
+        let lane = queue.addLane(live: source.live, dropsOldest: source.live, capacity: capacity)
         addReader(input, stream: index, source: source, lane: lane)
         return Track(path: path, lane: lane, source: source, input: info)
+    }
+
+    /// Bytes of raw pictures a camera's lane may hold.
+    static let liveVideoBytes = 48 << 20
+
+    /// Frames a camera's lane holds before it drops the oldest: one second at `rate` (frames per
+    /// second), so the encoder's hiccups (a keyframe, its start-up, a slow write to a busy disk)
+    /// cost no frame; raw pictures of `frameBytes` bytes each at most `liveVideoBytes` in all; never
+    /// fewer than 8. A V4L2 packet maps one of the driver's buffers, but FFmpeg's input copies a
+    /// frame when few buffers are left with the driver, so a deep lane never starves the camera.
+    static func liveVideoCapacity(rate: Rational, frameBytes: Int?) -> Int {
+        let second = Int(rate.doubleValue.rounded(.up))
+        let budget = frameBytes.map { liveVideoBytes / max(1, $0) } ?? .max
+        return max(8, min(second, budget))
     }
 
     func openAudio(_ plan: RecordingPlan.Audio) throws(CaptureError) -> Track<AudioPath> {

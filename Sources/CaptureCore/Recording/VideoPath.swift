@@ -29,10 +29,14 @@ final class VideoPath {
     /// MJPEG: a frame without its start and end markers was cut short on the way (players choke
     /// on it, a decoder shows half a picture).
     private let checksJPEGMarkers: Bool
-    /// When the last frame that was not damaged arrived, on the session clock; nil before the
-    /// first. A camera that sends only frames nothing can use is stalled as surely as a silent one;
-    /// frames the loop is too slow for still count as usable.
-    private(set) var lastUsableAt: Int64?
+    /// When the last frame the path judged, and the last one it could use (not damaged, within
+    /// the recording's times), arrived from the device, on the session clock; nil before the
+    /// first. A camera that sends only frames nothing can use is stalled as surely as a silent
+    /// one. Both are the frames' own arrival times, never the moment the loop got to them: a loop
+    /// running seconds behind the camera judges the frames of seconds ago, and its lag is no
+    /// sign of the device's. Frames the queue dropped for the loop's slowness count as usable.
+    private(set) var lastJudgedArrival: Int64?
+    private(set) var lastUsableArrival: Int64?
 
     private(set) var firstTime: Int64?
     private(set) var lastTime: Int64?
@@ -53,8 +57,11 @@ final class VideoPath {
     /// plays as long as it was captured; `duplicated` counts those.
     var fillsEmptySlots = false
     private(set) var duplicated = 0
-    /// The last picture encoded, while `fillsEmptySlots`.
+    /// The last picture encoded: repeated into empty slots while `fillsEmptySlots`, and into the
+    /// last slot of a recording that ran to its end (`holdToEnd`).
     private var lastPicture: Frame?
+    /// The slot the last picture was repeated into at the end; nil when none was.
+    private var heldSlot: Int64?
     /// For a recording cut into segments: asked, with its time (microseconds from the start),
     /// before each frame that can start a segment (every frame encoded, every keyframe written as
     /// it came); true when a segment starts there, and an encoded frame is then made a keyframe.
@@ -84,7 +91,7 @@ final class VideoPath {
 
     /// The end of the last frame written, microseconds from the start; nil before the first.
     var endOfLastFrame: Int64? {
-        tally.lastSlot.map { Rescale.microseconds(ofSlot: $0 + 1, rate: rate) }
+        tally.lastSlot.map { Rescale.microseconds(ofSlot: max($0, heldSlot ?? $0) + 1, rate: rate) }
     }
 
     /// Frames per second measured between the first and last frame's capture times.
@@ -95,18 +102,28 @@ final class VideoPath {
 
     /// Notes packets the queue discarded because the loop fell behind.
     ///
-    /// - Parameter times: their capture times, microseconds from the start of the recording; those
-    ///   outside the recording (before its start, at or after its end) are not counted.
-    func noteDropped(times: [Int64]) {
+    /// - Parameters:
+    ///   - times: their capture times, microseconds from the start of the recording; those
+    ///     outside the recording (before its start, at or after its end) are not counted.
+    ///   - before: the arrival (session clock) of the packet taken after them, if any: they came
+    ///     before it.
+    func noteDropped(times: [Int64], before arrival: Int64? = nil) {
         guard !times.isEmpty else { return }
+        let within = times.filter { $0 >= 0 && $0 < (endTime ?? .max) }.count
+        if awaitingFirstKeyframe {
+            // Nothing before the first keyframe is recorded: those frames are skipped at the start
+            // whether the queue or the path let them go.
+            skippedAtStart += within
+            if within > 0, let arrival { lastUsableArrival = max(lastUsableArrival ?? arrival, arrival) }
+            return
+        }
         // A copied stream cannot continue after a hole until the next keyframe.
         if encoder == nil { awaitingKeyframe = true }
         guard !done else { return }
-        let within = times.filter { $0 >= 0 && $0 < (endTime ?? .max) }.count
         tally.countLate(within)
         // The camera delivered them; the recorder was too slow to take them. That is no stall of
         // the device's, however long it lasts.
-        if within > 0 { lastUsableAt = SessionClock.now() }
+        if within > 0, let arrival { lastUsableArrival = max(lastUsableArrival ?? arrival, arrival) }
     }
 
     /// The slot (frame number at `rate`) a frame captured at `time` belongs in.
@@ -158,16 +175,17 @@ final class VideoPath {
     }
     private var lockedCadence: Int64?
 
-    /// Records one packet captured at `time` (microseconds from the start of the recording).
+    /// Records one packet captured at `time` (microseconds from the start of the recording) that
+    /// arrived from the device at `arrival` (session clock).
     ///
     /// Whatever a device sends cannot end the recording: an empty, truncated or undecodable frame
     /// is counted corrupt and skipped. Only the encoder and the muxer throw.
-    func process(_ packet: Packet, time: Int64, mux: Mux) throws(CaptureError) {
+    func process(_ packet: Packet, time: Int64, arrival: Int64, mux: Mux) throws(CaptureError) {
         guard !done else { return }
+        lastJudgedArrival = arrival
         if let endTime, time >= endTime {
             // The slots up to the end that nothing filled were lost by the device.
-            tally.countEnd(before: slot(of: endTime), time: endTime)
-            done = true
+            try reachEnd(endTime, mux: mux)
             return
         }
         // Frames captured before every device delivered: not part of the recording, not a drop.
@@ -186,8 +204,8 @@ final class VideoPath {
             if encoder == nil { awaitingKeyframe = true }
             return
         }
-        let previousUsable = lastUsableAt
-        lastUsableAt = SessionClock.now()
+        let previousUsable = lastUsableArrival
+        lastUsableArrival = arrival
         guard let slot = place(time) else {
             tally.countDuplicate()
             return
@@ -195,8 +213,7 @@ final class VideoPath {
         // A frame a little early for the slot on the end (a live source's jitter) is still past
         // it: the recording holds the slots before the end, no more.
         if let endTime, Rescale.microseconds(ofSlot: slot, rate: rate) >= endTime {
-            tally.countEnd(before: self.slot(of: endTime), time: endTime)
-            done = true
+            try reachEnd(endTime, mux: mux)
             return
         }
         if let passThroughSize, packet.size == passThroughSize {
@@ -214,7 +231,7 @@ final class VideoPath {
             let frames = try decode(packet, with: decoder)
             // Pictures the decoder concealed or built from errors are grey smears, not the camera's
             // frames: counted corrupt, never encoded, and no sign of a camera that works.
-            if !frames.isEmpty && frames.allSatisfy(\.isCorrupt) { lastUsableAt = previousUsable }
+            if !frames.isEmpty && frames.allSatisfy(\.isCorrupt) { lastUsableArrival = previousUsable }
             for frame in frames {
                 if frame.isCorrupt {
                     tally.countCorrupt()
@@ -253,7 +270,7 @@ final class VideoPath {
                 if try cutPoint?(Rescale.microseconds(ofSlot: slot, rate: rate)) == true { picture.forceKeyframe() }
                 accept(slot: slot, time: time)
                 try encoder.encode(picture, mux: mux)
-                if fillsEmptySlots { lastPicture = picture }
+                lastPicture = picture
             }
         } else {
             if awaitingKeyframe && !packet.isKeyframe {
@@ -274,13 +291,34 @@ final class VideoPath {
         if let frameLimit, written >= frameLimit { done = true }
     }
 
+    /// Ends the stream at `endTime` (microseconds from the start), which a frame of the camera's
+    /// reached: the camera delivered up to the end. When the slots before it hold nothing (the
+    /// last frames were damaged, or lost), the last picture is encoded once more into the last of
+    /// them, so the file lasts as long as the recording did and the empty slots are a gap in its
+    /// timestamps, as a lost camera's are, rather than a file that ends early. A frame or two
+    /// missing at the end is a live source's jitter, not a gap, and gets no repeat. A copied
+    /// stream has no picture to repeat and ends at its last frame.
+    private func reachEnd(_ endTime: Int64, mux: Mux) throws(CaptureError) {
+        let end = slot(of: endTime)
+        tally.countEnd(before: end, time: endTime)
+        done = true
+        guard let encoder, let picture = lastPicture, let last = tally.lastSlot, end - 1 - last > Self.maxShift,
+            Rescale.microseconds(ofSlot: end - 1, rate: rate) < endTime
+        else { return }
+        picture.clearPictureType()
+        picture.pts = end - 1
+        try encoder.encode(picture, mux: mux)
+        duplicated += 1
+        heldSlot = end - 1
+    }
+
     /// The pictures `packet` decodes to; none when the decoder rejects it, which is counted corrupt.
     ///
     /// Every decoder error but running out of memory can come from the bytes a device sent
     /// (`AVERROR_INVALIDDATA`, a missing reference, "no frame!"), so it costs that frame only.
     private func decode(_ packet: Packet, with decoder: Decoder) throws(CaptureError) -> [Frame] {
         var frames: [Frame] = []
-        let previousUsable = lastUsableAt
+        let previousUsable = lastUsableArrival
         do {
             try decoder.send(packet)
             while true {
@@ -292,7 +330,7 @@ final class VideoPath {
             if error.errno == ENOMEM { throw .failed("decoding video failed: \(error)") }
             if frames.isEmpty {
                 tally.countCorrupt()
-                lastUsableAt = previousUsable
+                lastUsableArrival = previousUsable
             }
             LibraryLog.shared.verbose("video frame dropped: the decoder rejected it: \(error)")
         }

@@ -26,13 +26,13 @@ level=$(ffmpeg -nostdin -i "$out/tone.wav" -af volumedetect -f null - 2>&1 | sed
 # lavfi's sine has an amplitude of 1/8: about -21 dB mean; silence would be about -91 dB.
 check "tone to .wav: the tone is there (mean $level dB)" near "$level" -21 6
 
-# C03: camera and microphone on one clock, to .mp4 and to .mkv. FFmpeg's AAC encoder alone
-# takes most of the guest's one emulated CPU, so the .mp4 carries Opus, and the .mkv PCM.
+# C03: camera and microphone on one clock, to .mp4 and to .mkv, with each container's default
+# codecs and preset (H.264 veryfast with AAC, and with PCM). FFmpeg's AAC encoder alone takes most
+# of the guest's one emulated CPU: the recorder runs behind the devices, which must never look
+# like a stall, cost audio, or move the streams apart.
 for ext in mp4 mkv; do
-    codec=opus
-    [[ $ext == mkv ]] && codec=pcm
     check_eq "C03 .$ext: exit 0" 0 "$(run c03$ext "$CAPTURE" record --video /dev/video10 --video-size 320x180 \
-        --framerate 30 --preset ultrafast --audio $mic --audio-codec $codec --duration 10 --json "$out/c03.$ext")"
+        --framerate 30 --audio $mic --duration 10 --json "$out/c03.$ext")"
     v_start=$(value "$out/c03.$ext" stream=start_time v:0)
     a_start=$(value "$out/c03.$ext" stream=start_time a:0)
     check "C03 .$ext: starts within 0.1 s (video $v_start, audio $a_start)" near "$v_start" "$a_start" 0.1
