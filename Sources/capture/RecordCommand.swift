@@ -46,8 +46,12 @@ struct RecordCommand: Command {
             .option(
                 "--audio", "device", help: "Microphone: index or name from 'capture list', 'test', or lavfi:GRAPH.",
                 kind: .device(.audio)),
-            .option("--video-size", "WxH", help: "Frame size to ask the camera for, e.g. 1280x720."),
-            .option("--framerate", "fps", help: "Frame rate to ask the camera for, e.g. 30 or 30000/1001."),
+            .option(
+                "--video-size", "WxH",
+                help: "Frame size to ask the camera for: 1280x720, or a name FFmpeg knows such as hd720 or vga."),
+            .option(
+                "--framerate", "fps",
+                help: "Frame rate to ask the camera for: 30, 30000/1001, or a name FFmpeg knows such as ntsc or pal."),
             .option(
                 "--input-format", "format", help: "The camera's format, as FFmpeg names it (yuyv422, mjpeg, h264).",
                 kind: .choices(FormatNames.cameraInputFormats)),
@@ -185,13 +189,13 @@ struct RecordCommand: Command {
         request.video = try arguments.value("--video").map { try DeviceName(parsing: $0) }
         request.audio = try arguments.value("--audio").map { try DeviceName(parsing: $0) }
         if let text = arguments.value("--video-size") {
-            guard let size = FrameDimensions(parsing: text), size.width <= 16384, size.height <= 16384 else {
+            guard let size = FrameDimensions(videoSize: text), size.width <= 16384, size.height <= 16384 else {
                 throw fail("--video-size takes WIDTHxHEIGHT, e.g. 1280x720, not '\(text)'")
             }
             request.videoSize = size
         }
         request.frameRate = try parsed(
-            "--framerate", Rational.init(parsing:), takes: "frames per second, e.g. 30, 29.97 or 30000/1001")
+            "--framerate", Rational.init(videoRate:), takes: "frames per second, e.g. 30, 29.97 or 30000/1001")
         request.inputFormat = arguments.value("--input-format")
         request.pixelFormat = arguments.value("--pixel-format")
         if let text = arguments.value("--codec") {

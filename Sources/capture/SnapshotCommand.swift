@@ -31,7 +31,9 @@ struct SnapshotCommand: Command {
         ],
         options: [
             .option(
-                "--video-size", "WxH", help: "Frame size to ask the camera for, e.g. 1280x720.", default: "the largest"),
+                "--video-size", "WxH",
+                help: "Frame size to ask the camera for: 1280x720, or a name FFmpeg knows such as hd720 or vga.",
+                default: "the largest"),
             .option(
                 "--input-format", "format", help: "The camera's format, as FFmpeg names it (yuyv422, mjpeg, h264).",
                 kind: .choices(FormatNames.cameraInputFormats)),
@@ -75,7 +77,7 @@ struct SnapshotCommand: Command {
         request = SnapshotRequest(
             device: try DeviceName(parsing: arguments.positionals[0]), output: arguments.positionals[1])
         if let text = arguments.value("--video-size") {
-            guard let size = FrameDimensions(parsing: text), size.width <= 16384, size.height <= 16384 else {
+            guard let size = FrameDimensions(videoSize: text), size.width <= 16384, size.height <= 16384 else {
                 throw fail("--video-size takes WIDTHxHEIGHT, e.g. 1280x720, not '\(text)'")
             }
             request.videoSize = size

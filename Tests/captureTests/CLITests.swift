@@ -90,6 +90,20 @@ import Testing
             "Usage: capture list"
         ),
         (["probe", "v4l2:"], "Error: 'v4l2:': missing the name after 'v4l2:'", "Usage: capture probe"),
+        // A size or rate name FFmpeg does not know keeps the message numbers get.
+        (
+            ["record", "--video-size", "hd721", "x.mkv"],
+            "Error: --video-size takes WIDTHxHEIGHT, e.g. 1280x720, not 'hd721'", "Usage: capture record"
+        ),
+        (
+            ["record", "--framerate", "ntcs", "x.mkv"],
+            "Error: --framerate takes frames per second, e.g. 30, 29.97 or 30000/1001, not 'ntcs'",
+            "Usage: capture record"
+        ),
+        (
+            ["snapshot", "test", "--video-size", "HD720", "x.png"],
+            "Error: --video-size takes WIDTHxHEIGHT, e.g. 1280x720, not 'HD720'", "Usage: capture snapshot"
+        ),
     ])
     func usageErrorsExit64WithUsageLine(arguments: [String], error: String, usage: String) throws {
         let result = try BuiltBinary.run(arguments)

@@ -40,10 +40,24 @@ import Testing
         #expect(request.output == "out.mkv")
     }
 
+    /// ffmpeg's names for sizes and rates, as exact as ffmpeg has them.
+    @Test func namedSizesAndRatesBecomeTheRequest() throws {
+        let command = try RecordCommand(
+            try parse(
+                ["--video", "test", "--video-size", "hd720", "--framerate", "ntsc", "out.mkv"], as: RecordCommand.spec))
+        #expect(command.request.videoSize == .init(width: 1280, height: 720))
+        let rate = try #require(command.request.frameRate)
+        #expect(rate.numerator == 30000 && rate.denominator == 1001)
+        let snapshot = try SnapshotCommand(
+            try parse(["--video-size", "4k", "test", "x.png"], as: SnapshotCommand.spec))
+        #expect(snapshot.request.videoSize == .init(width: 4096, height: 2160))
+    }
+
     @Test(arguments: [
         ["--codec", "vp9", "x.mkv"], ["--crf", "52", "x.mkv"], ["--preset", "warp", "x.mkv"],
         ["--video-size", "big", "x.mkv"], ["--video-size", "640x", "x.mkv"], ["--video-size", "0x480", "x.mkv"],
-        ["--video-size", "99999x1", "x.mkv"], ["--framerate", "0", "x.mkv"], ["--duration", "-1", "x.mkv"],
+        ["--video-size", "99999x1", "x.mkv"], ["--video-size", "hd721", "x.mkv"], ["--framerate", "0", "x.mkv"],
+        ["--framerate", "ntcs", "x.mkv"], ["--duration", "-1", "x.mkv"],
         ["--frames", "0", "x.mkv"], ["--audio-codec", "mp3", "x.mkv"], ["--channels", "0", "x.mkv"],
     ])
     func badValuesAreUsageErrors(arguments: [String]) throws {

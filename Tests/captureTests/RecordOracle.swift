@@ -9,6 +9,8 @@ struct RecordOracle {
         var width: Int?
         var height: Int?
         var pixelFormat: String?
+        /// ffprobe's `r_frame_rate`, as it prints it: "25/1", "30000/1001".
+        var frameRate: String?
         var sampleRate: Int?
         var channels: Int?
         /// Frames (video) or packets (audio) ffprobe decoded, from `-count_frames`.
@@ -30,7 +32,7 @@ struct RecordOracle {
             "ffprobe",
             [
                 "-v", "error", "-count_frames", "-show_entries",
-                "stream=codec_type,codec_name,profile,width,height,pix_fmt,sample_rate,channels,nb_read_frames,start_time,duration:format=duration",
+                "stream=codec_type,codec_name,profile,width,height,pix_fmt,r_frame_rate,sample_rate,channels,nb_read_frames,start_time,duration:format=duration",
                 "-of", "json", path,
             ])
         guard output.status == 0,
@@ -42,7 +44,8 @@ struct RecordOracle {
             Stream(
                 type: s["codec_type"] as? String ?? "", codec: s["codec_name"] as? String ?? "",
                 profile: s["profile"] as? String, width: int(s["width"]), height: int(s["height"]),
-                pixelFormat: s["pix_fmt"] as? String, sampleRate: int(s["sample_rate"]), channels: int(s["channels"]),
+                pixelFormat: s["pix_fmt"] as? String, frameRate: s["r_frame_rate"] as? String,
+                sampleRate: int(s["sample_rate"]), channels: int(s["channels"]),
                 frames: int(s["nb_read_frames"]), start: double(s["start_time"]), duration: double(s["duration"]))
         }
         let format = object["format"] as? [String: Any]

@@ -10,7 +10,8 @@ public struct RecordingPlan: Sendable {
     public var container: ContainerFormat
     /// Replace an existing output.
     public var force: Bool
-    /// Muxer options that keep the file readable if the process dies (`muxerOptions(for:)`).
+    /// Muxer options that keep the file readable if the process dies, and WAV past 4 GiB
+    /// (`muxerOptions(for:)`).
     public var muxerOptions: [String: String]
     public var video: Video?
     public var audio: Audio?

@@ -279,6 +279,11 @@ public enum RecordingPlanner {
     /// Muxer options that keep a file readable if the process dies: fragmented MP4 with fragments
     /// of at most half a second, Matroska clusters of at most half a second, every write pushed to
     /// disk. Half, not one: start-up and the encoder's delay also come off what a kill leaves.
+    ///
+    /// And WAV readable past 4 GiB: RIFF's sizes are 32 bits, and FFmpeg's wav muxer writes them
+    /// truncated unless `rf64=auto`, which reserves a 28-byte `JUNK` chunk after `WAVE` and, at the
+    /// trailer of a file past 4 GiB, turns it into RF64's `ds64` with the 64-bit sizes. A smaller
+    /// file stays plain RIFF. Segmented WAV takes these options for every file too.
     static func muxerOptions(for container: ContainerFormat) -> [String: String] {
         var options = ["flush_packets": "1"]
         switch container.muxer {
@@ -287,6 +292,8 @@ public enum RecordingPlanner {
             options["frag_duration"] = "500000"
         case "matroska":
             options["cluster_time_limit"] = "500"
+        case "wav":
+            options["rf64"] = "auto"
         default:
             break
         }

@@ -46,4 +46,12 @@ import Testing
         #expect(RecordingPlanner.muxerOptions(for: try ContainerFormat.forPath("x.mkv"))["cluster_time_limit"] == "500")
         #expect(RecordingPlanner.muxerOptions(for: try ContainerFormat.forPath("x.nut"))["flush_packets"] == "1")
     }
+
+    /// WAV past 4 GiB needs RF64's 64-bit sizes, which FFmpeg's wav muxer writes only when asked.
+    @Test func wavAsksForRF64WhenItGrowsPastFourGiB() throws {
+        #expect(RecordingPlanner.muxerOptions(for: try ContainerFormat.forPath("x.wav"))["rf64"] == "auto")
+        for ext in ["mkv", "nut", "avi", "flac", "mp4"] {
+            #expect(RecordingPlanner.muxerOptions(for: try ContainerFormat.forPath("x.\(ext)"))["rf64"] == nil)
+        }
+    }
 }
