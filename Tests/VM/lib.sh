@@ -13,26 +13,30 @@
 # Cameras fed by a program (module v4l2loopback with exclusive_caps=1, see README.md): a node
 # becomes a capture device once a producer writes to it, and offers the producer's format and size.
 #   loop_producer_start NODE CODEC SIZE RATE [BSF]
-#                                    ffmpeg writes testsrc2 at SIZE (WxH) and RATE (fps) into NODE
-#                                    as CODEC: mjpeg, or h264 (libx264 ultrafast, a keyframe every
-#                                    15 frames, SPS/PPS in-band, Annex B); BSF is a bitstream
-#                                    filter that damages the packets, e.g. noise=amount=200. With
-#                                    LOOP_PACKETS=FILE set, the producer also writes one line per
-#                                    packet it sent (ffmpeg's framemd5: size and MD5) to FILE.
-#                                    Returns once NODE offers the format; log in VM_OUT.
+#                                    plays a camera into NODE: testsrc2 at SIZE (WxH) and RATE
+#                                    (fps) as CODEC, mjpeg or h264 (libx264 ultrafast, a keyframe
+#                                    every 15 frames, SPS/PPS in-band, Annex B), encoded once
+#                                    before it starts (10 s of frames, in VM_OUT, played over and
+#                                    over) and written by a writer that only paces and writes, so
+#                                    no encoder in the guest competes with capture; BSF is a
+#                                    bitstream filter that damages the packets, e.g.
+#                                    noise=amount=200. The writer logs each buffer it wrote (see
+#                                    loop_sent). Returns once NODE offers the format.
 #   loop_producer_stop NODE          stops NODE's producer (SIGTERM) and waits for it to go
+#   loop_sent NODE                   what NODE's last producer wrote, one line a buffer:
+#                                    "TIME SIZE MD5" (TIME: CLOCK_MONOTONIC seconds of the write)
 #   loop_wait_capture NODE FOURCC    waits up to 30 s for NODE to be a capture device offering
 #                                    FOURCC (MJPG, H264); fails otherwise
 #   loop_write_frames NODE CODEC SIZE RATE PLAN...
 #                                    writes chosen buffers into NODE in the background at RATE,
 #                                    one write(2) per buffer (v4l2loopback makes each write one
 #                                    buffer of exactly that many bytes); CODEC is mjpeg (frames:
-#                                    30 JPEGs of testsrc2, in VM_OUT/frames-mjpeg-SIZE) or h264
+#                                    30 JPEGs of testsrc2, in VM_OUT/frames-mjpeg-SIZE-RATE-30) or h264
 #                                    (30 access units, Annex B, an IDR with SPS/PPS every 15);
 #                                    PLAN items are KIND:N with KIND good (the next whole frame),
 #                                    trunc (its first third), zero (0 bytes), garbage (random
 #                                    bytes), or stop (close the node and exit early); stop it
-#                                    early with loop_producer_stop
+#                                    early with loop_producer_stop; logged as loop_producer_start's
 #   loop_reset NODE                  lets NODE take a new writer (v4l2loopback 0.12.7 refuses one
 #                                    after a writer that used write(2), see below); the two
 #                                    producers above call it
@@ -167,24 +171,7 @@ loop_wait_capture() { # NODE FOURCC
 
 loop_producer_start() { # NODE CODEC SIZE RATE [BSF]
     local node=$1 codec=$2 size=$3 rate=$4 bsf=${5:-}
-    local enc fourcc
-    case $codec in
-        mjpeg) enc=(-c:v mjpeg -q:v 5) fourcc=MJPG ;;
-        # No B-frames (ultrafast), so packets leave in capture order like a camera's.
-        h264) enc=(-c:v libx264 -preset ultrafast -pix_fmt yuv420p -g 15) fourcc=H264
-              bsf=h264_mp4toannexb${bsf:+,$bsf} ;;
-        *) printf 'loop_producer_start: unknown codec %s\n' "$codec" >&2; return 64 ;;
-    esac
-    loop_reset "$node" || return 1
-    local out=(-f v4l2 "$node")
-    if [[ -n ${LOOP_PACKETS:-} ]]; then
-        # The tee muxer hands the very same packets to the node and to the hash list.
-        out=(-map 0:v -f tee "[f=v4l2]$node|[f=framemd5]$LOOP_PACKETS")
-    fi
-    ffmpeg -nostdin -v error -re -f lavfi -i "testsrc2=size=$size:rate=$rate" "${enc[@]}" \
-        ${bsf:+-bsf:v "$bsf"} "${out[@]}" >"$VM_OUT/producer-${node##*/}.log" 2>&1 &
-    vm_producers[$node]=$!
-    loop_wait_capture "$node" "$fourcc"
+    loop_feed "$node" "$codec" "$size" "$rate" "$((rate * 10))" "$bsf" good:1000000
 }
 
 loop_producer_stop() { # NODE
@@ -218,7 +205,7 @@ loop_reset() { # NODE
 }
 
 vm_frame_writer='
-import fcntl, os, struct, sys, time
+import fcntl, hashlib, os, struct, sys, time
 node, fourcc, size, rate, folder = sys.argv[1:6]
 w, h = (int(x) for x in size.split("x"))
 frames = [open(os.path.join(folder, f), "rb").read() for f in sorted(os.listdir(folder))]
@@ -238,30 +225,44 @@ for item in sys.argv[6:]:
         data = {"good": good, "trunc": good[: len(good) // 3], "zero": b"",
                 "garbage": os.urandom(len(good))}[kind]
         os.write(fd, data)
+        print("%.6f %d %s" % (time.monotonic(), len(data), hashlib.md5(data).hexdigest()), flush=True)
         n += 1
         time.sleep(max(0.0, t0 + n / float(rate) - time.monotonic()))
 '
 
 loop_write_frames() { # NODE CODEC SIZE RATE PLAN...
     local node=$1 codec=$2 size=$3 rate=$4; shift 4
-    local frames=$VM_OUT/frames-$codec-$size enc fourcc ext
+    loop_feed "$node" "$codec" "$size" "$rate" 30 "" "$@"
+}
+
+# Encodes COUNT frames once into a folder of their own (one file a packet, by the image2 muxer),
+# then starts the writer on them with PLAN.
+loop_feed() { # NODE CODEC SIZE RATE COUNT BSF PLAN...
+    local node=$1 codec=$2 size=$3 rate=$4 count=$5 bsf=$6; shift 6
+    local frames enc fourcc ext
+    frames=$VM_OUT/frames-$codec-$size-$rate-$count${bsf:+-${bsf//[^a-z0-9]/_}}
     case $codec in
         mjpeg) enc=(-c:v mjpeg -q:v 5) fourcc=MJPG ext=jpg ;;
-        # The image2 muxer writes each packet to a file of its own; without a global header x264
-        # puts SPS and PPS before every IDR.
+        # No B-frames (ultrafast), so packets leave in capture order like a camera's; without a
+        # global header x264 puts SPS and PPS before every IDR.
         h264) enc=(-c:v libx264 -preset ultrafast -pix_fmt yuv420p -g 15) fourcc=H264 ext=h264 ;;
-        *) printf 'loop_write_frames: unknown codec %s\n' "$codec" >&2; return 64 ;;
+        *) printf 'loop_feed: unknown codec %s\n' "$codec" >&2; return 64 ;;
     esac
     if [[ ! -d $frames ]]; then
-        mkdir -p "$frames"
-        ffmpeg -nostdin -v error -f lavfi -i "testsrc2=size=$size:rate=$rate" -frames:v 30 "${enc[@]}" \
-            -f image2 "$frames/%03d.$ext" || return 1
+        mkdir -p "$frames.part"
+        ffmpeg -nostdin -v error -f lavfi -i "testsrc2=size=$size:rate=$rate" -frames:v "$count" "${enc[@]}" \
+            ${bsf:+-bsf:v "$bsf"} -f image2 "$frames.part/%04d.$ext" || return 1
+        mv "$frames.part" "$frames"
     fi
     loop_reset "$node" || return 1
     "$VM_PYTHON" -I -S -c "$vm_frame_writer" "$node" "$fourcc" "$size" "$rate" "$frames" "$@" \
         >"$VM_OUT/writer-${node##*/}.log" 2>&1 &
     vm_producers[$node]=$!
     loop_wait_capture "$node" "$fourcc"
+}
+
+loop_sent() { # NODE
+    grep -E '^[0-9.]+ [0-9]+ [0-9a-f]{32}$' "$VM_OUT/writer-${1##*/}.log"
 }
 
 loop_packet_hashes() { # FILE

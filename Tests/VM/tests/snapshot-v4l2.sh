@@ -74,7 +74,8 @@ loop_producer_stop $loop
 # A camera that leaves the Huffman tables out, as many UVC cameras do: JPEGs made with the
 # standard tables (-huffman default) and their DHT segments cut out, fed buffer by buffer. The
 # still must come out with the tables put in.
-frames=$VM_OUT/frames-mjpeg-352x288
+# The folder loop_write_frames plays for these arguments (mjpeg, 352x288, 15 fps, 30 frames).
+frames=$VM_OUT/frames-mjpeg-352x288-15-30
 mkdir -p "$frames.full" "$frames"
 ffmpeg -nostdin -v error -f lavfi -i testsrc2=size=352x288:rate=15 -frames:v 30 -c:v mjpeg -q:v 5 \
     -huffman default -f image2 "$frames.full/%03d.jpg"
