@@ -55,7 +55,8 @@
 #   clean FILE                       ffmpeg decodes FILE without a message; prints the first ones if not
 #   appeared FILE                    waits up to 20 s for FILE to exist; prints when it did, as date +%s%N
 #   tenths_since START               prints the tenths of a second since START (from date +%s%N)
-#   tone_start [LAVFI OPTIONS...]    ffmpeg plays LAVFI (default 1 kHz sine, 48 kHz stereo) into the loopback
+#   tone_start [LAVFI OPTIONS...]    ffmpeg plays LAVFI (default 1 kHz sine, 48 kHz stereo) into the loopback;
+#                                    returns once it plays
 #   tone_stop                        stops the tone (SIGTERM) and waits for it
 #   keep_modes NODE...               notes each NODE's owner and mode; restore_modes puts them back
 
@@ -347,6 +348,15 @@ tone_start() { # [LAVFI OPTIONS...]
     fi
     ffmpeg -nostdin -v error -re -f lavfi -i "$source" "$@" -f alsa hw:CARD=Loopback,DEV=0,SUBDEV=0 &
     vm_tone=$!
+    # Returns once the tone plays: ffmpeg's first start in the guest takes seconds, and until it
+    # plays, the capture side offers every format and rate instead of the tone's.
+    local _
+    for _ in $(seq 200); do
+        grep -qs 'state: RUNNING' /proc/asound/Loopback/pcm0p/sub0/status && return 0
+        sleep 0.1
+    done
+    printf '  the tone never started playing into the loopback\n' >&2
+    return 1
 }
 
 tone_stop() {

@@ -21,7 +21,7 @@ func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async 
 /// room for the rest of the suite; spaced starts keep FFmpeg's start-ups from piling up.
 enum RealTimeSlots {
     private struct State {
-        var free = 4
+        var free = RealTimeSlots.slots
         var waiting: [CheckedContinuation<Void, Never>] = []
         var lastStart = Date.distantPast
     }
@@ -39,6 +39,16 @@ enum RealTimeSlots {
             throw error
         }
     }
+
+    /// Runs `body` holding every slot: for a case that loads the machine on purpose, so that no
+    /// real-time recording runs beside it.
+    static func runAlone<T>(_ body: () async throws -> T) async throws -> T {
+        for _ in 0..<slots { await acquire() }
+        defer { for _ in 0..<slots { release() } }
+        return try await body()
+    }
+
+    private static let slots = 4
 
     private static func acquire() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in

@@ -67,7 +67,7 @@ wrapped() { # VALUE SECONDS
     dur=$(value "$file" format=duration)
     check "$what: $seconds s +- 0.5 ($dur)" near "$dur" "$seconds" 0.5
     if json_has "$VM_OUT/$name.out" video; then
-        written=$(json "$VM_OUT/$name.out" 'd["video"]["frames_written"]')
+        written=$(json "$VM_OUT/$name.out" 'd["video"]["frames_written"] + d["video"].get("frames_duplicated", 0)')
         check_eq "$what: the summary counts the frames in the file" "$frames" "$written"
     fi
 }

@@ -1,0 +1,60 @@
+import Foundation
+import Testing
+
+/// The defaults under load: the test pattern and tone into .mp4 (H.264 veryfast, AAC) on one core
+/// that a busy loop shares, where x264 at 1280x720 cannot keep up. The recorder falls behind the
+/// sources; that must cost late frames, counted, and nothing else: no stall (exit 74 after a few
+/// seconds, before), no audio, no time at the end, and both tracks start and end together.
+///
+/// Nothing here depends on how far behind the machine falls: a faster one drops fewer frames or
+/// none, and every check holds either way.
+@Suite struct RecordUnderLoadTests {
+    @Test func defaultsBesideABusyLoopRunToTheirEnd() async throws {
+        let taskset = try #require(ChildProcess.which("taskset"), "taskset (util-linux) is needed")
+        let scratch = try RecordScratch()
+        let file = scratch.path("load.mp4")
+        let seconds = 6.0
+        let (result, summary) = try await RealTimeSlots.runAlone {
+            let hog = try ChildProcess(taskset, ["-c", "0", "sh", "-c", "while :; do :; done"], stdout: .null)
+            defer {
+                hog.signal(SIGKILL)
+                hog.wait()
+            }
+            let result = try await onOwnThread {
+                try ChildProcess.run(
+                    taskset,
+                    [
+                        "-c", "0", BuiltBinary.path, "record", "--video", "test", "--audio", "test", "--video-size",
+                        "1280x720", "--duration", "\(seconds)", "--json", file,
+                    ])
+            }
+            return (result, try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        }
+        #expect(result.status == 0, "\(result.stderr)")
+        let json = try #require(summary)
+        #expect(json["stop_reason"] as? String == "duration")
+        let video = try #require(json["video"] as? [String: Any])
+        let dropped = try #require(video["frames_dropped"] as? [String: Int])
+        let written = try #require(video["frames_written"] as? Int)
+        let repeated = video["frames_duplicated"] as? Int ?? 0
+        // Every slot of the 6 s at 30 fps is a frame written or a frame counted missing, once.
+        let slots = written + dropped.values.reduce(0, +)
+        #expect(abs(slots - 180) <= 2, "written \(written), dropped \(dropped)")
+        let audio = try #require(json["audio"] as? [String: Any])
+        #expect(audio["samples"] as? Int == 288_000, "the tone's 6 s at 48 kHz, whole")
+
+        let oracle = try RecordOracle.probe(file)
+        let v = try #require(oracle.video)
+        let a = try #require(oracle.audio)
+        #expect(v.frames == written + repeated)
+        let vStart = try #require(v.start)
+        let aStart = try #require(a.start)
+        let vEnd = vStart + (try #require(v.duration))
+        let aEnd = aStart + (try #require(a.duration))
+        // Within one frame interval at the start, one AAC frame (1024 samples) at the end.
+        #expect(abs(vStart - aStart) <= 1.0 / 30 + 0.001, "video starts at \(vStart) s, audio at \(aStart) s")
+        #expect(abs(vEnd - aEnd) <= 1024.0 / 48000 + 0.001, "video ends at \(vEnd) s, audio at \(aEnd) s")
+        #expect(abs((oracle.duration ?? 0) - seconds) <= 0.05, "\(oracle.duration ?? 0) s")
+        #expect(try RecordOracle.decodesCleanly(file))
+    }
+}
