@@ -5,23 +5,32 @@ import Testing
 /// How many frames a camera's lane holds before it drops the oldest: a second of the camera's
 /// rate, within a memory budget for raw pictures, never fewer than eight.
 @Suite struct LaneCapacityTests {
-    @Test(arguments: [
-        // A compressed camera (no raw size): a second of frames.
-        (Rational(30, 1), nil as Int?, 30),
-        (Rational(30000, 1001), nil, 30),
-        (Rational(5, 1), nil, 8),
-        // 640x480 YUYV, 614 400 bytes: a second fits the budget.
-        (Rational(25, 1), 640 * 480 * 2, 25),
-        // 1920x1080 YUYV, 4 147 200 bytes: twelve pictures fill 48 MiB.
-        (Rational(30, 1), 1920 * 1080 * 2, 12),
-        // 4K NV12 at 30 fps: the budget holds fewer than eight, eight it is.
-        (Rational(30, 1), 3840 * 2160 * 3 / 2, 8),
-    ])
-    func oneSecondWithinTheBudget(rate: Rational, frameBytes: Int?, expected: Int) {
-        #expect(RecordingSession.liveVideoCapacity(rate: rate, frameBytes: frameBytes) == expected)
+    struct Case: Sendable, CustomTestStringConvertible {
+        var rate: Rational
+        var frameBytes: Int?
+        var expected: Int
+        var testDescription: String { "\(rate) fps, \(frameBytes.map(String.init) ?? "compressed") -> \(expected)" }
     }
 
-    @Test func theStartAndTheArrivalTravelWithThePacket() throws {
+    static let cases: [Case] = [
+        // A compressed camera (no raw size): a second of frames.
+        Case(rate: Rational(30, 1), frameBytes: nil, expected: 30),
+        Case(rate: Rational(30000, 1001), frameBytes: nil, expected: 30),
+        Case(rate: Rational(5, 1), frameBytes: nil, expected: 8),
+        // 640x480 YUYV, 614 400 bytes: a second fits the budget.
+        Case(rate: Rational(25, 1), frameBytes: 614_400, expected: 25),
+        // 1920x1080 YUYV, 4 147 200 bytes: twelve pictures fill 48 MiB.
+        Case(rate: Rational(30, 1), frameBytes: 4_147_200, expected: 12),
+        // 4K NV12 at 30 fps: the budget holds fewer than eight, eight it is.
+        Case(rate: Rational(30, 1), frameBytes: 12_441_600, expected: 8),
+    ]
+
+    @Test(arguments: cases)
+    func oneSecondWithinTheBudget(_ c: Case) {
+        #expect(RecordingSession.liveVideoCapacity(rate: c.rate, frameBytes: c.frameBytes) == c.expected)
+    }
+
+    @Test func theCaptureTimeAndTheArrivalTravelWithThePacket() throws {
         // A frame's arrival is when its reader queued it, whenever the loop takes it.
         let item = QueuedPacket(packet: try Packet(), time: 5, arrival: 7)
         let queue = PacketQueue()
