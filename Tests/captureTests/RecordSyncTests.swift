@@ -58,6 +58,31 @@ import Testing
         #expect(abs(flash - beep) < 0.034, "flash at \(flash) s, beep at \(beep) s")
     }
 
+    /// Killed (kill -9), a fragmented MP4 or MOV keeps its picture and sound in step: its moov is
+    /// written with the first fragment, so its edit lists show the video from its first frame and
+    /// skip the AAC priming, as a finished file's do (the video was two frames behind, before).
+    @Test(arguments: ["mp4", "mov"])
+    func killedFileStaysTogether(container: String) async throws {
+        let scratch = try RecordScratch()
+        let file = scratch.path("killed.\(container)")
+        let process = try ChildProcess.recording(
+            ["record", "--video", Self.video, "--audio", Self.audio, "--codec", "h264", "--quiet", file], in: scratch)
+        let exit = try await onOwnThread {
+            // The sources are unpaced: 2 s of wall time hold far more than the flash at 1 s, and
+            // at least one fragment flush after it.
+            process.sleep(untilElapsed: 2)
+            process.signalGroup(SIGKILL)
+            return process.wait(timeout: 5)
+        }
+        #expect(exit == .init(status: nil, signal: SIGKILL))
+        let flash = try #require(try Self.flash(file))
+        let beep = try #require(try Self.beep(file))
+        #expect(abs(flash - 1) < 0.034, "flash at \(flash) s")
+        // FFmpeg's reader applies no edit list to a fragmented file's samples: it plays the AAC
+        // priming (1024 samples, 21 ms) that the edit list skips for players that honour it.
+        #expect(abs(beep - 1) < 0.022 + 1024.0 / 48000, "beep at \(beep) s")
+    }
+
     /// Each MP4 segment starts at 0 with its picture and sound together: flashes and beeps at 1 s
     /// and 3 s, cut every 2 s, come 1 s into each file. A recording that ends on a boundary leaves
     /// no empty file after its last segment.

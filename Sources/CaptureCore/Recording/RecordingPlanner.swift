@@ -279,6 +279,11 @@ public enum RecordingPlanner {
     /// Muxer options that keep a file readable if the process dies: fragmented MP4 with fragments
     /// of at most half a second, Matroska clusters of at most half a second, every write pushed to
     /// disk. Half, not one: start-up and the encoder's delay also come off what a kill leaves.
+    /// The MP4's `moov` waits for the first fragment (`delay_moov`): written then, its edit lists
+    /// know each track's first packet, so a killed file shows its video from the first frame (a
+    /// reordering encoder's first decode time lies two frames before it) and skips the AAC
+    /// priming, as the finished file does. An empty `moov` written up front moved every track to
+    /// start at 0, the video two frames behind its audio.
     ///
     /// And WAV readable past 4 GiB: RIFF's sizes are 32 bits, and FFmpeg's wav muxer writes them
     /// truncated unless `rf64=auto`, which reserves a 28-byte `JUNK` chunk after `WAVE` and, at the
@@ -288,7 +293,7 @@ public enum RecordingPlanner {
         var options = ["flush_packets": "1"]
         switch container.muxer {
         case "mp4", "mov", "ipod":
-            options["movflags"] = "+frag_keyframe+empty_moov+default_base_moof+negative_cts_offsets"
+            options["movflags"] = "+frag_keyframe+empty_moov+delay_moov+default_base_moof"
             options["frag_duration"] = "500000"
         case "matroska":
             options["cluster_time_limit"] = "500"
