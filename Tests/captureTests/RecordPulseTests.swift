@@ -101,5 +101,10 @@ import Testing
         }
         let ends = try Self.streamEnds(file)
         #expect(abs(ends.audio - ends.video) <= 0.02, "audio ends at \(ends.audio) s, video at \(ends.video) s")
+        // README's limit: the recording waits 0.3 s at most for the monitor's first fragment, so
+        // its audio starts that late at most (and one 20 ms fragment).
+        let probe = try RecordOracle.probe(file)
+        let start = (probe.audio?.start ?? .nan) - (probe.video?.start ?? .nan)
+        #expect(start <= 0.32, "the audio starts \(start) s after the video")
     }
 }

@@ -23,7 +23,14 @@ final class AudioPath {
 
     private var nextPts: Int64?
     private var expectedNext: Int64?
+    /// When the device's own first sample was captured (microseconds from the start); the file's
+    /// audio starts at 0 all the same (`leadingSilence`).
     private(set) var firstTime: Int64?
+    /// Microseconds of silence put before the device's first sample: a microphone whose first
+    /// data came after the recording started (a sound server's first fragment, up to the old
+    /// latency of its sink late) starts the file's audio with silence, so both tracks start at 0
+    /// and stay in step, as they do across a lost microphone's gap.
+    private(set) var leadingSilence: Int64 = 0
     private(set) var samples: Int64 = 0
     private(set) var overruns = 0
     /// When the device was last lost (microseconds from the start), with `--reconnect`: the gap
@@ -86,6 +93,16 @@ final class AudioPath {
         // A block wholly captured before the recording started is skipped; one that straddles
         // the start is cut at it below, so audio starts at 0 rather than a block later.
         guard count > 0, inputRate > 0, time + count * 1_000_000 / inputRate > 0 else { return }
+        if !filled, expectedNext == nil, time >= Self.silenceStep {
+            var layout = AVChannelLayout()
+            av_channel_layout_default(&layout, Int32(frame.channelCount))
+            let lead = try Frame(
+                samples: Int(time * inputRate / 1_000_000), format: frame.sampleFormat, layout: layout,
+                sampleRate: frame.sampleRate)
+            lead.silence()
+            try take(lead, time: 0, filled: true)
+            leadingSilence = time
+        }
         if !filled, let expectedNext, time - expectedNext > Self.overrunThreshold,
             lastLoss.map({ $0 < (deviceEnd ?? expectedNext) - Self.overrunThreshold || $0 > time }) ?? true
         {
@@ -93,7 +110,7 @@ final class AudioPath {
         }
         expectedNext = time + count * 1_000_000 / inputRate
         if !filled { deviceEnd = expectedNext }
-        if firstTime == nil { firstTime = max(0, time) }
+        if firstTime == nil && !filled { firstTime = max(0, time) }
         if resampler == nil { resampler = try Resampler(from: frame, to: encoder) }
         let first = resampler!.nextOutputSample(capturedAt: time)
         if nextPts == nil { nextPts = first }

@@ -76,7 +76,7 @@ extension RecordingSession {
             duration = Double(end) / 1e6
         }
         if let audio {
-            let start = Double(audio.path.firstTime ?? 0) / 1e6
+            let start = Double((audio.path.firstTime ?? 0) - audio.path.leadingSilence) / 1e6
             duration = max(duration, start + Double(audio.path.samples) / Double(audio.path.encoder.sampleRate))
         }
         return (duration * 1000).rounded() / 1000
