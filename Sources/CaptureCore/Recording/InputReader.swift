@@ -131,6 +131,9 @@ final class InputReader: @unchecked Sendable {
                         return
                     }
                 }
+                // What was read before the error goes into the file too: the last, incomplete block
+                // of a microphone's samples included.
+                pushRest()
                 queue.end(lane: lane, error: readError(error))
                 return
             }

@@ -24,6 +24,12 @@
  *   FAULT_CTRL_STUCK=1    after that first failure, every VIDIOC_S_EXT_CTRLS fails with EIO and
  *                         writes nothing (a camera that stopped taking writes). "s_ext_ctrls eio".
  *
+ * A microphone whose reads fail for good (a USB sound card pulled: ALSA's reads then fail, and
+ * FFmpeg's alsa input gives AVERROR(EIO) for anything but an overrun):
+ *   FAULT_READI_FROM=M    the Mth SNDRV_PCM_IOCTL_READI_FRAMES of the process and every one after
+ *                         it fail with EIO. Logged: "readi N ok FRAMES" for every read that
+ *                         succeeds, "readi N eio" for the first that fails.
+ *
  * A sound card whose mixer refuses one element's write:
  *   FAULT_ELEM_NAME=NAME  SNDRV_CTL_IOCTL_ELEM_WRITE of the control NAME ("Mic Capture Switch")
  *                         fails with EIO and writes nothing. "elem_write NAME eio".
@@ -59,6 +65,7 @@ static long dqbuf_calls;
 /* The handle a "until closed" failure holds on to: -1 before it starts, -2 once it was closed. */
 static int failing_fd = -1;
 static int ctrl_failed, elem_failed;
+static long readi_from, readi_calls;
 
 static long number(const char *name, long otherwise) {
     const char *text = getenv(name);
@@ -76,6 +83,7 @@ __attribute__((constructor)) static void start(void) {
     elem_name = getenv("FAULT_ELEM_NAME");
     if (elem_name && !*elem_name) elem_name = NULL;
     elem_stuck = number("FAULT_ELEM_STUCK", 0) != 0;
+    readi_from = number("FAULT_READI_FROM", 0);
     const char *path = getenv("FAULT_LOG");
     if (path && *path) log_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 }
@@ -164,6 +172,17 @@ static int write_element(int fd, struct snd_ctl_elem_value *value) {
     return real_ioctl(fd, SNDRV_CTL_IOCTL_ELEM_WRITE, value);
 }
 
+static int read_frames(int fd, struct snd_xferi *transfer) {
+    long call = __atomic_add_fetch(&readi_calls, 1, __ATOMIC_SEQ_CST);
+    if (call >= readi_from) {
+        if (call == readi_from) note("readi %ld eio", call);
+        return fail(EIO);
+    }
+    int result = real_ioctl(fd, SNDRV_PCM_IOCTL_READI_FRAMES, transfer);
+    if (result == 0) note("readi %ld ok %ld", call, (long)transfer->result);
+    return result;
+}
+
 int ioctl(int fd, unsigned long request, ...) {
     va_list args;
     va_start(args, request);
@@ -172,6 +191,7 @@ int ioctl(int fd, unsigned long request, ...) {
     if (request == VIDIOC_DQBUF && dqbuf_from > 0) return dqbuf(fd, argument);
     if (request == VIDIOC_S_EXT_CTRLS && ctrl_id != 0) return set_controls(fd, argument);
     if (request == SNDRV_CTL_IOCTL_ELEM_WRITE && elem_name) return write_element(fd, argument);
+    if (request == SNDRV_PCM_IOCTL_READI_FRAMES && readi_from > 0) return read_frames(fd, argument);
     return real_ioctl(fd, request, argument);
 }
 
