@@ -23,6 +23,8 @@
  *                         kernel's "cannot say which"). Logged: "s_ext_ctrls applied K of N, eio".
  *   FAULT_CTRL_STUCK=1    after that first failure, every VIDIOC_S_EXT_CTRLS fails with EIO and
  *                         writes nothing (a camera that stopped taking writes). "s_ext_ctrls eio".
+ *   FAULT_CTRL_FROM=N     the Nth VIDIOC_S_EXT_CTRLS of the process (from 1) and every later one
+ *                         fail with EIO and write nothing, whatever they hold. "s_ext_ctrls eio".
  *
  * A microphone whose reads fail for good (a USB sound card pulled: ALSA's reads then fail, and
  * FFmpeg's alsa input gives AVERROR(EIO) for anything but an overrun):
@@ -66,6 +68,7 @@ static long dqbuf_calls;
 static int failing_fd = -1;
 static int ctrl_failed, elem_failed;
 static long readi_from, readi_calls;
+static long ctrl_from, ctrl_calls;
 
 static long number(const char *name, long otherwise) {
     const char *text = getenv(name);
@@ -80,6 +83,7 @@ __attribute__((constructor)) static void start(void) {
     dqbuf_keep = number("FAULT_DQBUF_KEEP", 0) != 0;
     ctrl_id = (unsigned long)number("FAULT_CTRL_ID", 0);
     ctrl_stuck = number("FAULT_CTRL_STUCK", 0) != 0;
+    ctrl_from = number("FAULT_CTRL_FROM", 0);
     elem_name = getenv("FAULT_ELEM_NAME");
     if (elem_name && !*elem_name) elem_name = NULL;
     elem_stuck = number("FAULT_ELEM_STUCK", 0) != 0;
@@ -136,7 +140,8 @@ static int dqbuf(int fd, struct v4l2_buffer *buffer) {
 }
 
 static int set_controls(int fd, struct v4l2_ext_controls *set) {
-    if (ctrl_failed && ctrl_stuck) {
+    long call = __atomic_add_fetch(&ctrl_calls, 1, __ATOMIC_SEQ_CST);
+    if ((ctrl_failed && ctrl_stuck) || (ctrl_from > 0 && call >= ctrl_from)) {
         note("s_ext_ctrls eio");
         set->error_idx = set->count;
         return fail(EIO);
@@ -189,7 +194,7 @@ int ioctl(int fd, unsigned long request, ...) {
     void *argument = va_arg(args, void *);
     va_end(args);
     if (request == VIDIOC_DQBUF && dqbuf_from > 0) return dqbuf(fd, argument);
-    if (request == VIDIOC_S_EXT_CTRLS && ctrl_id != 0) return set_controls(fd, argument);
+    if (request == VIDIOC_S_EXT_CTRLS && (ctrl_id != 0 || ctrl_from > 0)) return set_controls(fd, argument);
     if (request == SNDRV_CTL_IOCTL_ELEM_WRITE && elem_name) return write_element(fd, argument);
     if (request == SNDRV_PCM_IOCTL_READI_FRAMES && readi_from > 0) return read_frames(fd, argument);
     return real_ioctl(fd, request, argument);
