@@ -25,7 +25,8 @@ struct ControlsCommand: Command {
             For an ALSA microphone (hw:CARD=ID,DEV=N), lists its card's capture mixer \
             elements as amixer does (capture volume in raw units, percent and dB, capture \
             switch, capture source) and sets them by their mixer names: \
-            --set 'Capture=-6dB,on', --set Mic=50%, --set 'Capture Source=Line'.
+            --set 'Capture=-6dB,on', --set Mic=50%, --set 'Capture Source=Line'. A set the \
+            card fails part-way is put back and read back in the same way.
             """,
         arguments: [
             ArgumentSpec(
