@@ -14,8 +14,9 @@ struct ControlsCommand: Command {
             by name or index; booleans as 0/1, true/false or on/off.
 
             A set is checked whole before anything is written: a value of the wrong type, out of \
-            range or off the step, or a read-only control, exits 69 and changes nothing. \
-            Automatic modes are written before the manual values they gate (gain_automatic=0 \
+            range or off the step, or a read-only control, exits 69 and changes nothing. A set \
+            the camera fails part-way is put back and read back, and the error says what holds \
+            (exit 74 for an I/O error with the device). Automatic modes are written before the manual values they gate (gain_automatic=0 \
             before gain), then every control is read back and any value the driver changed is \
             reported. --reset and --load apply before --set; --save writes the values after all \
             of them. Controls never start the camera's stream, so they can change while another \
@@ -24,7 +25,8 @@ struct ControlsCommand: Command {
             For an ALSA microphone (hw:CARD=ID,DEV=N), lists its card's capture mixer \
             elements as amixer does (capture volume in raw units, percent and dB, capture \
             switch, capture source) and sets them by their mixer names: \
-            --set 'Capture=-6dB,on', --set Mic=50%, --set 'Capture Source=Line'.
+            --set 'Capture=-6dB,on', --set Mic=50%, --set 'Capture Source=Line'. A set the \
+            card fails part-way is put back and read back in the same way.
             """,
         arguments: [
             ArgumentSpec(
@@ -136,16 +138,8 @@ struct ControlsCommand: Command {
             let expected = plans.first?.0.expectedControls(from: session.controls) ?? session.controls
             plans.append((try ControlPlan.make(settings, controls: expected, device: session.path), false))
         }
-        var reports: [(ControlReport, whole: Bool)] = []
-        for (plan, whole) in plans {
-            do {
-                reports.append((try session.apply(plan), whole))
-            } catch {
-                // A later set the driver refuses takes the earlier ones back with it.
-                for (report, _) in reports.reversed() { _ = session.restore(report) }
-                throw error
-            }
-        }
+        // One change: a later set the driver refuses takes the earlier ones back with it.
+        let reports = Array(zip(try session.apply(plans.map(\.0)), plans.map(\.whole)))
         if let save {
             try write(ControlProfile(identity: session.identity, controls: session.controls), to: save)
         }

@@ -59,6 +59,10 @@
 #                                    returns once it plays
 #   tone_stop                        stops the tone (SIGTERM) and waits for it
 #   keep_modes NODE...               notes each NODE's owner and mode; restore_modes puts them back
+#   fault_shim                       builds Tests/VM/shims/ioctl-faults.c (device faults on demand,
+#                                    configured by FAULT_* variables: see its header) into VM_OUT
+#                                    once, with CAPTURE_CC or cc, gcc or clang; prints its path,
+#                                    for LD_PRELOAD
 
 # Prefer the distribution's python3: a user-level one (pyenv and the like) may be absent in CI.
 if [[ -x /usr/bin/python3 ]]; then
@@ -379,6 +383,18 @@ restore_modes() {
         chown "$owner" "$node"
         chmod "$mode" "$node"
     done <<<"$vm_modes"
+}
+
+fault_shim() {
+    local library=$VM_OUT/ioctl-faults.so cc=${CAPTURE_CC:-}
+    if [[ ! -f $library ]]; then
+        [[ -n $cc ]] || cc=$(command -v cc || command -v gcc || command -v clang) || {
+            printf 'fault_shim: no C compiler (set CAPTURE_CC)\n' >&2
+            return 1
+        }
+        "$cc" -shared -fPIC -O2 -o "$library" "$(dirname "${BASH_SOURCE[0]}")/shims/ioctl-faults.c" -ldl || return 1
+    fi
+    echo "$library"
 }
 
 finish() {

@@ -122,10 +122,18 @@ public final class ALSAMixer {
 
     /// Checks every setting against its element first, then writes them, then reads back.
     ///
+    /// A write the card fails half-way through a set (an element's volume taken, its switch
+    /// refused) puts back every element the set wrote, the failing one included, to its state
+    /// before the set, then reads the card back through a mixer opened afresh (libasound's
+    /// simple mixer keeps the value of a write that failed as if it had gone in) and says in the
+    /// error what that proved: "Mic was put back to ...", which element holds what, or "nothing
+    /// was set".
+    ///
     /// - Returns: per element, the state before and after.
     /// - Throws: `.usage` (64) for an element the card does not have (listing them, the nearest
     ///   suggested), `.notSupported` (69) for a value the element does not take; nothing is
-    ///   written then. `.failed` when libasound refuses a write.
+    ///   written then. A write the card fails: `.io` (74) for an I/O error, `.notSupported` (69)
+    ///   for a value it refuses, `.failed` otherwise, once what went in was put back.
     public func apply(_ settings: [ControlSetting], device: String) throws(CaptureError) -> [MixerChange] {
         let before = elements()
         var planned: [(MixerElement, [MixerWrite])] = []
@@ -154,8 +162,11 @@ public final class ALSAMixer {
                     device: device, reason: "\(element.name)=\(setting.value) \(error.reason); nothing was set")
             }
         }
+        // The elements the set has written to, in order, as they were before it.
+        var written: [MixerElement] = []
         for (element, writes) in planned {
             guard let pointer = find(element) else { continue }
+            written.append(element)
             for write in writes {
                 let result: Int32
                 switch write {
@@ -166,9 +177,7 @@ public final class ALSAMixer {
                     result = snd_mixer_selem_set_enum_item(pointer, SND_MIXER_SCHN_FRONT_LEFT, UInt32(index))
                 }
                 if result < 0 {
-                    throw .failed(
-                        "\(device): \(element.name): the card refused the value: \(ALSAText.string(snd_strerror(result)) ?? "\(result)")"
-                    )
+                    throw Self.failure(result, element: element.name, device: device, outcome: putBack(written))
                 }
             }
         }
@@ -178,6 +187,72 @@ public final class ALSAMixer {
             MixerChange(
                 name: element.name, before: element,
                 after: after.first { $0.name == element.name && $0.index == element.index } ?? element)
+        }
+    }
+
+    /// Puts `written` (elements as they were before a set) back, last written first, through a
+    /// mixer opened afresh, whose values are the card's own; then reads the card back.
+    ///
+    /// - Returns: what holds, as the end of the error line.
+    private func putBack(_ written: [MixerElement]) -> String {
+        func same(_ element: MixerElement, in elements: [MixerElement]?) -> MixerElement? {
+            elements?.first { $0.name == element.name && $0.index == element.index }
+        }
+        let after = (try? ALSAMixer(card: card))?.elements()
+        let changed = written.filter { same($0, in: after)?.holdsState(of: $0) != true }
+        if let mixer = try? ALSAMixer(card: card) {
+            for element in changed.reversed() { mixer.write(state: element) }
+        }
+        let now = (try? ALSAMixer(card: card))?.elements()
+        var parts: [String] = []
+        for element in written {
+            guard let current = same(element, in: now) else {
+                parts.append("\(element.name) cannot be read back")
+                continue
+            }
+            if !current.holdsState(of: element) {
+                parts.append("\(element.name) holds \(current.stateText) (it was \(element.stateText))")
+            } else if changed.contains(element) {
+                parts.append("\(element.name) was put back to \(element.stateText)")
+            }
+        }
+        return parts.isEmpty ? "nothing was set" : parts.joined(separator: ", ")
+    }
+
+    /// Writes the capture volume, switch and item of each of `element`'s channels as it holds
+    /// them. What the card refuses is left; the caller reads back.
+    private func write(state element: MixerElement) {
+        guard let pointer = find(element) else { return }
+        for channel in element.channels {
+            guard let id = Self.channelID(named: channel.name) else { continue }
+            if let volume = channel.volume { snd_mixer_selem_set_capture_volume(pointer, id, volume) }
+            if let on = channel.captureOn { snd_mixer_selem_set_capture_switch(pointer, id, on ? 1 : 0) }
+            if let item = channel.item, let index = element.items.firstIndex(of: item) {
+                snd_mixer_selem_set_enum_item(pointer, id, UInt32(index))
+            }
+        }
+    }
+
+    /// The channel `name` names (`Front Left`; `Mono` is the first channel, as `read` lists it).
+    private static func channelID(named name: String) -> snd_mixer_selem_channel_id_t? {
+        if name == "Mono" { return SND_MIXER_SCHN_FRONT_LEFT }
+        for raw in 0...Int32(SND_MIXER_SCHN_LAST.rawValue) {
+            let channel = snd_mixer_selem_channel_id_t(rawValue: raw)
+            if ALSAText.string(snd_mixer_selem_channel_name(channel)) == name { return channel }
+        }
+        return nil
+    }
+
+    /// The error for a write libasound failed with `code` (a negative errno).
+    private static func failure(_ code: Int32, element: String, device: String, outcome: String) -> CaptureError {
+        let text = ALSAText.string(snd_strerror(code)) ?? "\(code)"
+        switch -code {
+        case EIO:
+            return .io(subject: device, reason: "\(element): writing the mixer failed: \(text); \(outcome)")
+        case EINVAL, ERANGE, EACCES, EPERM:
+            return .notSupported(device: device, reason: "\(element): the card refused the value (\(text)); \(outcome)")
+        default:
+            return .failed("\(device): \(element): the card refused the value: \(text); \(outcome)")
         }
     }
 

@@ -50,7 +50,7 @@ public final class CameraControlSession {
     /// Checks `settings` and writes them in order (`ControlPlan`), then reads every control back.
     ///
     /// - Returns: per control, what was asked, what it was before and what the driver holds now.
-    /// - Throws: as `ControlPlan.make` and `V4L2ControlWriter.apply`; nothing is left written.
+    /// - Throws: as `ControlPlan.make` (nothing written then) and `ControlChange.write`.
     public func apply(_ settings: [ControlSetting], source: ControlPlan.Source = .commandLine) throws(CaptureError)
         -> ControlReport
     {
@@ -59,16 +59,39 @@ public final class CameraControlSession {
 
     /// Writes a checked plan and reads every control back.
     public func apply(_ plan: ControlPlan) throws(CaptureError) -> ControlReport {
-        try V4L2ControlWriter.apply(plan, on: handle, controls: controls)
-        refresh()
-        return ControlReport(plan: plan, after: controls)
+        try apply([plan])[0]
+    }
+
+    /// Writes checked plans one after another as one change (`ControlChange`), reading every
+    /// control back after each.
+    ///
+    /// - Returns: one report per plan, made once it was written.
+    /// - Throws: the failure of the first write the driver refuses, once every plan written
+    ///   before it and the part of the failing one the driver may have applied have been put
+    ///   back; its message says what the camera holds then (69, 74, 75 or 1 by the errno).
+    public func apply(_ plans: [ControlPlan]) throws(CaptureError) -> [ControlReport] {
+        let change = ControlChange(handle: handle, controls: controls)
+        var reports: [ControlReport] = []
+        for plan in plans {
+            do {
+                try change.write(plan)
+            } catch {
+                refresh()
+                throw error
+            }
+            refresh()
+            reports.append(ControlReport(plan: plan, after: controls))
+        }
+        return reports
     }
 
     /// Puts back the values `report` replaced, in the order of any set: automatic modes first,
     /// then the manual values they gate (left to the camera when its automatic mode comes back
-    /// on). Best effort: what the driver refuses is returned, not thrown.
+    /// on). Best effort (`ControlChange.restore`): a control the driver refuses does not keep
+    /// the others from going back.
     ///
-    /// - Returns: one line per control that could not be put back.
+    /// - Returns: one line per control that does not hold its value from before, saying what it
+    ///   holds.
     public func restore(_ report: ControlReport) -> [String] {
         let settings = report.controls.compactMap { entry -> ControlSetting? in
             guard let previous = entry.previous else { return nil }
@@ -78,9 +101,11 @@ public final class CameraControlSession {
             }
         }
         refresh()
+        defer { refresh() }
         do {
-            _ = try apply(settings, source: .profile(ignoreUnknown: true))
-            return []
+            let plan = try ControlPlan.make(
+                settings, controls: controls, device: path, source: .profile(ignoreUnknown: true))
+            return ControlChange.restore(plan, on: handle, controls: controls)
         } catch {
             return ["\(error)"]
         }

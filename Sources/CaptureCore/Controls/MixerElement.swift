@@ -49,6 +49,30 @@ public struct MixerElement: Codable, Hashable, Sendable {
     public var hasSwitch: Bool { capabilities.contains("cswitch") }
     public var isEnum: Bool { capabilities.contains("enum") }
 
+    /// True when `other`'s channels hold what this element's do: volume, switch and item.
+    func holdsState(of other: MixerElement) -> Bool {
+        channels.count == other.channels.count
+            && zip(channels, other.channels).allSatisfy {
+                $0.volume == $1.volume && $0.captureOn == $1.captureOn && $0.item == $1.item
+            }
+    }
+
+    /// The capture state for messages, amixer's words: `80 [-6.00dB] [on]`, each channel named
+    /// where they differ (`Front Left 80 [-6.00dB], Front Right 0 [-45.00dB]`).
+    var stateText: String {
+        func text(_ channel: Channel) -> String {
+            var parts: [String] = []
+            if let volume = channel.volume { parts.append("\(volume)") }
+            if let dB = channel.dB { parts.append("[\(MixerWrite.dB(dB))]") }
+            if let on = channel.captureOn { parts.append(on ? "[on]" : "[off]") }
+            if let item = channel.item { parts.append("'\(item)'") }
+            return parts.joined(separator: " ")
+        }
+        let texts = channels.map(text)
+        guard Set(texts).count > 1 else { return texts.first ?? "" }
+        return zip(channels, texts).map { "\($0.name) \($1)" }.joined(separator: ", ")
+    }
+
     /// A raw volume from a percentage, rounded as amixer rounds.
     func raw(percent: Double) -> Int? {
         guard let minimum, let maximum else { return nil }

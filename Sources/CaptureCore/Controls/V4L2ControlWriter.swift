@@ -2,41 +2,11 @@ internal import CShim
 import FoundationEssentials
 import Glibc
 
-/// Writes a `ControlPlan` to a V4L2 node: VIDIOC_TRY_EXT_CTRLS for every batch first (the driver
-/// checks values it alone knows about), then VIDIOC_S_EXT_CTRLS batch by batch; a batch the
-/// driver refuses puts the earlier batches back, so a set lands whole or not at all.
+/// The ioctls that write a batch of controls to a V4L2 node, and the line for one the driver
+/// refuses. `ControlChange` writes plans through them and puts back what a failure left.
 enum V4L2ControlWriter {
     /// linux/videodev2.h V4L2_CTRL_WHICH_CUR_VAL: a batch that may mix classes.
     static let whichCurrent: UInt32 = 0
-
-    /// Applies `plan` on `handle`.
-    ///
-    /// - Throws: `CaptureError.notSupported` (69) naming the control the driver refused and why
-    ///   (range, type, read-only), `.busy` (75) for a control held while the camera streams,
-    ///   `.failed` otherwise. When it throws, what was written has been put back.
-    static func apply(_ plan: ControlPlan, on handle: V4L2Handle, controls: [CameraControl]) throws(CaptureError) {
-        let types = Dictionary(controls.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        for batch in plan.batches {
-            if let (index, error) = write(batch, on: handle, types: types, request: CShim_VIDIOC_TRY_EXT_CTRLS) {
-                throw failure(error, write: batch[safe: index], batch: batch, path: handle.path)
-            }
-        }
-        var written: [[ControlPlan.Write]] = []
-        for batch in plan.batches {
-            if let (index, error) = write(batch, on: handle, types: types, request: CShim_VIDIOC_S_EXT_CTRLS) {
-                // Put back what went in, last first, so automatic modes come back after the values
-                // they gate.
-                for done in written.reversed() {
-                    let back = done.compactMap { write in
-                        write.previous.map { ControlPlan.Write(name: write.name, id: write.id, value: $0) }
-                    }
-                    _ = self.write(back, on: handle, types: types, request: CShim_VIDIOC_S_EXT_CTRLS)
-                }
-                throw failure(error, write: batch[safe: index], batch: batch, path: handle.path)
-            }
-            written.append(batch)
-        }
-    }
 
     /// One VIDIOC_TRY_EXT_CTRLS or VIDIOC_S_EXT_CTRLS with every write of `batch`.
     ///
@@ -86,22 +56,30 @@ enum V4L2ControlWriter {
         }
     }
 
-    /// The user's line for a refused write.
-    static func failure(_ error: V4L2CallError, write: ControlPlan.Write?, batch: [ControlPlan.Write], path: String)
-        -> CaptureError
-    {
-        let subject = write.map { "\($0.name)=\($0.value)" } ?? batch.map(\.name).joined(separator: ", ")
+    /// The user's line for a refused write, ending in `outcome`: what holds on the camera
+    /// afterwards (`ControlChange.outcome`, "nothing was set" when nothing changed).
+    ///
+    /// EIO is an I/O error with the device (74); a value the driver refuses (EINVAL, ERANGE) or
+    /// a control it will not write (EACCES, EPERM) is something the camera cannot do (69); a
+    /// control held while the camera streams is busy (75).
+    static func failure(
+        _ error: V4L2CallError, write: ControlPlan.Write?, batch: [ControlPlan.Write], path: String, outcome: String
+    ) -> CaptureError {
+        let subject =
+            write.map { "\($0.name)=\($0.value)" } ?? batch.map { "\($0.name)=\($0.value)" }.joined(separator: ", ")
         switch error.code {
         case EBUSY:
-            return .busy(device: "\(path) (control \(subject))", holder: nil)
+            return .busy(device: "\(path) (control \(subject); \(outcome))", holder: nil)
         case EACCES, EPERM:
             return .notSupported(
-                device: path, reason: "\(subject): the driver says it cannot be written; nothing was set")
+                device: path, reason: "\(subject): the driver says it cannot be written; \(outcome)")
         case ERANGE, EINVAL:
             return .notSupported(
-                device: path, reason: "the driver refused \(subject) (\(error.message)); nothing was set")
+                device: path, reason: "the driver refused \(subject) (\(error.message)); \(outcome)")
+        case EIO:
+            return .io(subject: path, reason: "\(error.call) failed for \(subject): \(error.message); \(outcome)")
         default:
-            return .failed("\(path): \(error.call) failed for \(subject): \(error.message); nothing was set")
+            return .failed("\(path): \(error.call) failed for \(subject): \(error.message); \(outcome)")
         }
     }
 }

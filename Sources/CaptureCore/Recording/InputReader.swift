@@ -12,6 +12,11 @@ import Synchronization
 /// reads on from the new input on the same lane; `link` tells the loop. The session clock runs on
 /// meanwhile, so the gap is missing frames and, in the audio path, silence.
 ///
+/// A camera's read that fails with EIO while the camera is still there is tried again in place,
+/// after a short pause (`ReadRetry`): the recording goes on, and the frames lost meanwhile are gaps
+/// in the timestamps. A camera whose reads keep failing sends nothing, and the loop's stall watch
+/// ends it (or, with `reconnect`, has it let go of and opened again) as it does a silent one.
+///
 /// The reader lets go of its input in `close()`, once the thread has ended. A V4L2 packet maps
 /// one of the driver's buffers and gives it back through the input when it is freed; such a packet
 /// holds the input open itself (`DeviceBufferLease`), so the device closes when the reader and the
@@ -105,9 +110,11 @@ final class InputReader: @unchecked Sendable {
                 }
             } catch {
                 if interrupt.isRaised { break }
+                if retriesInPlace(error) { continue }
                 if let reconnect, let reason = lossReason(error) {
                     // The packets still queued hold the old input open; it closes as they go.
                     pushRest()
+                    failedReads.withLock { $0.current = nil }
                     input = nil
                     current = nil
                     switch waitForReturn(reconnect, reason: reason) {
@@ -124,11 +131,18 @@ final class InputReader: @unchecked Sendable {
                         return
                     }
                 }
+                // What was read before the error goes into the file too: the last, incomplete block
+                // of a microphone's samples included.
+                pushRest()
                 queue.end(lane: lane, error: readError(error))
                 return
             }
             guard packet.streamIndex == streamIndex else { continue }
             let arrival = SessionClock.now()
+            failedReads.withLock { reads in
+                if let run = reads.current { reads.recovered.append(run) }
+                reads.current = nil
+            }
             // A stalled read that ends with data: the device is back without being reopened.
             if link.waiting,
                 stall.withLock({ value -> Bool in
@@ -194,6 +208,37 @@ final class InputReader: @unchecked Sendable {
             }
         }
         return .stopped
+    }
+
+    /// Pauses and reports true when `error` is a camera's read failing for a moment
+    /// (`ReadRetry.isTransient`): the caller reads again. False once the loop has found the
+    /// lane stalled and let go of its read: the failure is then the stall's.
+    private func retriesInPlace(_ error: FFmpegError) -> Bool {
+        guard stall.withLock({ $0 == nil }), ReadRetry.isTransient(error, device: source.device) else { return false }
+        let now = SessionClock.now()
+        failedReads.withLock { reads in
+            if reads.current == nil {
+                reads.current = ReadRetry(at: now, error: error)
+            } else {
+                reads.current!.add(at: now)
+            }
+        }
+        usleep(ReadRetry.pause)
+        return true
+    }
+
+    /// The run of failed reads going on, and the runs that ended since the loop last asked.
+    private let failedReads = Mutex<(current: ReadRetry?, recovered: [ReadRetry])>((nil, []))
+
+    /// The run of reads failing now, if one is; the loop's stall watch names it.
+    var failingReads: ReadRetry? { failedReads.withLock { $0.current } }
+
+    /// The runs of failed reads that ended with a good read since the last call, oldest first.
+    func takeRecoveredReads() -> [ReadRetry] {
+        failedReads.withLock { reads in
+            defer { reads.recovered.removeAll() }
+            return reads.recovered
+        }
     }
 
     /// Microseconds between attempts to open a lost device again.
@@ -263,7 +308,7 @@ final class InputReader: @unchecked Sendable {
         }
         switch error.errno {
         case ENODEV?, ENXIO?: return "unplugged or disconnected"
-        case EIO?: return "input/output error"
+        case EIO?: return cameraNodeGone ? "unplugged or disconnected" : "input/output error"
         default:
             if cameraNodeGone { return "unplugged or disconnected" }
             guard source.device.v4l2 == nil else { return nil }

@@ -161,12 +161,15 @@ struct RecordingLoop {
             link: { s.reader(lane: $0)?.link })
         {
             // With --reconnect, a stalled device is let go of and waited for, as a lost one is.
-            let reason = "\(stalled.lacking) for \(Self.seconds(s.plan.stallTimeout)) s; the device stalled"
-            if s.reader(lane: stalled.lane)?.freeStalled(reason: reason) != true {
+            // A camera whose reads kept failing (`ReadRetry`) sent no data: the message says why.
+            let reader = s.reader(lane: stalled.lane)
+            let failing = stalled.lacking == "no data" ? reader?.failingReads : nil
+            let lacking = failing?.lacking ?? stalled.lacking
+            let reason = "\(lacking) for \(Self.seconds(s.plan.stallTimeout)) s; the device stalled"
+            if reader?.freeStalled(reason: reason) != true {
                 throw LoopEnd(
                     error: StallWatch.error(
-                        device: stalled.device, lacking: stalled.lacking, timeout: s.plan.stallTimeout,
-                        fileWritten: s.started))
+                        device: stalled.device, lacking: lacking, timeout: s.plan.stallTimeout, fileWritten: s.started))
             }
         }
         for reader in s.readers {
@@ -185,12 +188,14 @@ struct RecordingLoop {
         }
     }
 
-    /// Says when a device was lost and when it came back (`DeviceLink`). A camera's return is
-    /// told once its first frame after it was placed, with the frame slots the gap left empty.
+    /// Says when a device was lost and when it came back (`DeviceLink`), and when a camera whose
+    /// reads failed for a while reads again (`ReadRetry`). A camera's return is told once its
+    /// first frame after it was placed, with the frame slots the gap left empty.
     private func reportLinks() {
         let s = session
         for reader in s.readers {
             let isVideo = reader.lane == s.video?.lane
+            for run in reader.takeRecoveredReads() { s.onWarning(run.recovered(device: reader.name)) }
             for event in reader.link.takeEvents() {
                 switch event {
                 case .lost(let reason):

@@ -21,7 +21,8 @@ extension RecordingSession {
     ///
     /// - Throws: `.usage` (64) for an unknown name, `.fileNotFound` (66) for a missing profile,
     ///   `.notSupported` (69) for a bad value or a profile of another model, as `capture controls`
-    ///   does.
+    ///   does; a write the camera fails (`CameraControlSession.apply`: 74 for an I/O error) once
+    ///   what went in has been put back, saying what the camera holds.
     func applyControls() throws(CaptureError) {
         guard let asked = plan.controls, let device = plan.video?.device else { return }
         let profile = try asked.profile.map { path throws(CaptureError) in try ControlProfile.read(path: path) }
@@ -43,16 +44,10 @@ extension RecordingSession {
         }
         let expected = profilePlan?.expectedControls(from: session.controls) ?? session.controls
         let commandLine = try ControlPlan.make(asked.settings, controls: expected, device: session.path)
-        var report = ControlReport(controls: [], skipped: [])
-        if let profilePlan { report = try session.apply(profilePlan) }
-        if !asked.settings.isEmpty {
-            do {
-                report = report.followed(by: try session.apply(commandLine))
-            } catch {
-                _ = session.restore(report)
-                throw error
-            }
-        }
+        // One change: settings the driver refuses take the profile back with them.
+        let reports = try session.apply([profilePlan, asked.settings.isEmpty ? nil : commandLine].compactMap { $0 })
+        var report = reports.first ?? ControlReport(controls: [], skipped: [])
+        for later in reports.dropFirst() { report = report.followed(by: later) }
         appliedControls = AppliedControls(session: session, report: report)
         for entry in report.changed {
             onWarning(
@@ -92,8 +87,8 @@ extension RecordingSession {
         }
     }
 
-    /// Puts back what `applyControls` changed when the plan asks for it; a value the driver
-    /// refuses becomes a warning.
+    /// Puts back what `applyControls` changed when the plan asks for it; a control that does not
+    /// go back becomes a warning saying what it holds.
     func restoreControls() {
         guard plan.controls?.restore == true, let applied = appliedControls else { return }
         appliedControls = nil

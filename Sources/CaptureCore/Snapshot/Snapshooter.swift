@@ -131,6 +131,8 @@ public final class Snapshooter {
         // The names written in this run: a template that gives one twice (pictures closer together
         // in wall time than its finest field) must not replace its own picture, whatever --force says.
         var written = Set<String>()
+        // Reads of the camera failing now, tried again until the stall timeout (`ReadRetry`).
+        var failing: ReadRetry?
         do throws(CaptureError) {
             while summary.stills.count < request.count {
                 if stop.isRequested { break }
@@ -147,7 +149,15 @@ public final class Snapshooter {
                     if stalled() {
                         throw .io(
                             subject: source.url,
-                            reason: "no frame within \(Self.seconds(request.stallTimeout)) s; the device stalled")
+                            reason: failing.map {
+                                "\($0.lacking) for \(Self.seconds(request.stallTimeout)) s; the device stalled"
+                            } ?? "no frame within \(Self.seconds(request.stallTimeout)) s; the device stalled")
+                    }
+                    if ReadRetry.isTransient(error, device: device) {
+                        let now = MonotonicClock.microseconds()
+                        if failing == nil { failing = ReadRetry(at: now, error: error) } else { failing!.add(at: now) }
+                        usleep(ReadRetry.pause)
+                        continue
                     }
                     if [ENODEV, EIO, ENXIO].contains(error.errno ?? 0) {
                         throw .io(subject: source.url, reason: "the device was lost: \(error)")
@@ -159,6 +169,7 @@ public final class Snapshooter {
                     throw .failed("\(error)")
                 }
                 guard packet.streamIndex == index else { continue }
+                failing = nil
                 fed()
                 let time =
                     packet.pts.map { Double($0) * timeBase } ?? Double(MonotonicClock.microseconds() - started) / 1e6
