@@ -177,7 +177,9 @@ struct RecordingLoop {
         }
         if flush.due(now) {
             if let lost = s.streamEvents() { throw LoopEnd(error: lost) }
-            do throws(FFmpegError) { try s.output?.flush() } catch { throw LoopEnd(error: s.writeError(error), writing: true) }
+            do throws(FFmpegError) { try s.output?.flush() } catch {
+                throw LoopEnd(error: s.writeError(error), writing: true)
+            }
             do { try s.segments?.flush() } catch { throw LoopEnd(error: error, writing: true) }
             s.reportSegments()
         }

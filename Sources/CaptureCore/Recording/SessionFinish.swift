@@ -103,7 +103,8 @@ extension RecordingSession {
             frameRateDelivered: path.deliveredRate.map { ($0 * 1000).rounded() / 1000 },
             framesWritten: path.written,
             framesDropped: .init(late: path.late, corrupt: path.corrupt, gaps: path.gaps),
-            framesSkippedAtStart: path.skippedAtStart, framesDuplicated: path.fillsEmptySlots || path.duplicated > 0 ? path.duplicated : nil,
+            framesSkippedAtStart: path.skippedAtStart,
+            framesDuplicated: path.fillsEmptySlots || path.duplicated > 0 ? path.duplicated : nil,
             start: Double(path.firstTime ?? 0) / 1e6)
         if path.copies {
             summary.pixelFormat = video.input.codec == "rawvideo" ? summary.pixelFormat : video.input.codec
