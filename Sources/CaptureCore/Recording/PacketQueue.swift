@@ -45,6 +45,9 @@ final class PacketQueue: @unchecked Sendable {
         var droppedTimes: [Int64] = []
         /// When the last packet arrived (session clock), for stall detection.
         var lastArrival: Int64?
+        /// The longest wait between two packets so far (microseconds): how the device delivers,
+        /// from every frame to a sound server's fragment of seconds.
+        var longestInterval: Int64 = 0
         var count: Int { items.count }
         /// Capture time of the oldest packet waiting; nil when none is.
         var firstTime: Int64? { items.first?.time }
@@ -105,7 +108,9 @@ final class PacketQueue: @unchecked Sendable {
         // packet hands its buffer back to the driver (an ioctl).
         var discarded: [QueuedPacket] = []
         condition.withLock {
-            lanes[lane].lastArrival = SessionClock.now()
+            let now = SessionClock.now()
+            if let last = lanes[lane].lastArrival { lanes[lane].longestInterval = max(lanes[lane].longestInterval, now - last) }
+            lanes[lane].lastArrival = now
             while !closed && lanes[lane].count >= lanes[lane].capacity + lanes[lane].backlog {
                 if lanes[lane].dropsOldest && !started && lanes[lane].bytes < Self.startupByteBudget {
                     break
@@ -232,6 +237,10 @@ final class PacketQueue: @unchecked Sendable {
 
     /// When `lane` last received a packet, on the session clock; nil before the first.
     func lastArrival(lane: Int) -> Int64? { condition.withLock { lanes[lane].lastArrival } }
+
+    /// The longest wait between two packets of any lane so far, in microseconds; a device's
+    /// return (`touch`) starts its lane afresh, so its absence does not count.
+    func longestInterval() -> Int64 { condition.withLock { lanes.map(\.longestInterval).max() ?? 0 } }
 
     /// Packets of `lane` waiting to be taken.
     func waiting(lane: Int) -> Int { condition.withLock { lanes[lane].count } }

@@ -5,8 +5,12 @@ struct StopPolicy {
     let t0: Int64
     /// The duration ends on the session clock whatever a device's own clock does: a stream whose
     /// times went astray would otherwise never reach the end. The margin lets devices deliver what
-    /// they captured up to the end (a sound server's last fragment).
+    /// they captured up to the end; a device that delivers in large fragments (a PulseAudio
+    /// source that keeps its 2 s latency) gets its longest wait between packets on top, up to
+    /// `longestExtension`, so its last fragment is not cut off on a slow machine.
     let deadline: Int64?
+    /// The most the deadline moves for a device that delivers in large fragments (microseconds).
+    static let longestExtension: Int64 = 8_000_000
     /// When a stop was requested, on the session clock.
     private(set) var stoppingSince: Int64?
     var reason = StopReason.endOfInput
@@ -25,7 +29,7 @@ struct StopPolicy {
         now: Int64, stop: StopSignal, queue: PacketQueue, video: Track<VideoPath>?, audio: Track<AudioPath>?,
         endedLanes: Set<Int>
     ) -> Bool {
-        if let deadline, now >= deadline, !stopping {
+        if let deadline, now >= deadline + min(queue.longestInterval(), Self.longestExtension), !stopping {
             reason = .duration
             return true
         }
