@@ -188,8 +188,12 @@ extension RecordingSession {
                 return (duration, "it has \(file.streamCount) streams instead of \(expected)")
             }
             let wrote = (video?.path.written ?? 0) > 0 || (audio?.path.samples ?? 0) > 0
+            // One picture and nothing else has no length where packets carry no duration (.nut
+            // keeps timestamps only): its one timestamp is both start and end. A stop that came
+            // with the first frame is a recording all the same.
+            let onePicture = (video?.path.written ?? 0) == 1 && (audio?.path.samples ?? 0) == 0
             // Raw streams without an index (.h264, .y4m) have only an estimated duration.
-            if wrote, plan.container.muxer != "h264", duration == nil || duration == 0 {
+            if wrote, !onePicture, plan.container.muxer != "h264", duration == nil || duration == 0 {
                 return (duration, "its duration is zero")
             }
             return (duration, nil)
