@@ -126,4 +126,26 @@ import Testing
         #expect(video.frames == frames, "\(video)")
         #expect(abs((video.duration ?? 0) - Double(frames) / 30) < 0.002, "\(video)")
     }
+
+    /// A camera whose frames stop for most of the recording and come back only past its end (the
+    /// loop behind a slow encoder drops the rest): the last picture is held to the end, so its
+    /// packet's presentation lies seconds after the decode time the encoder's reordering gave it.
+    /// The finished MP4 lasts as long as the recording, not that much longer, and plays each frame.
+    @Test(arguments: [[], ["--preset", "ultrafast"]])
+    func aLastFrameAfterAGapEndsTheFileOnTime(extra: [String]) throws {
+        let scratch = try RecordScratch()
+        let file = scratch.path("gap.mp4")
+        // Frames 0-4 and from 95 on of a 30 fps pattern: the recording's 3 s end at frame 90.
+        let result = try BuiltBinary.run(
+            [
+                "record", "--video", "lavfi:testsrc2=size=320x180:rate=30,select='lt(n\\,5)+gte(n\\,95)'",
+                "--audio", RecordSources.audio, "--duration", "3", "--quiet",
+            ] + extra + [file])
+        #expect(result.status == 0, "\(result.stderr)")
+        let probe = try RecordOracle.probe(file)
+        #expect(abs((probe.duration ?? 0) - 3) <= 0.05, "\(probe)")
+        #expect(abs((probe.video?.duration ?? 0) - 3) <= 0.05, "\(probe)")
+        #expect(probe.video?.frames == 6, "\(probe)")
+        #expect(try RecordOracle.decodesCleanly(file))
+    }
 }

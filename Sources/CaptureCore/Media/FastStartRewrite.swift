@@ -89,6 +89,16 @@ enum FastStartRewrite {
             // the first one's only while frames come at an even pace; where a camera's frames came
             // sparse it does not, and the track showed its last frames cut off. So the last packet
             // lasts until the track is shown up to the end of its latest frame.
+            // After a gap (a camera's lost frames, a recording held to its end) an encoder that
+            // reorders still gives the last packet the decode time of a frame before the gap, so
+            // its presentation lies seconds after its decode time. Lasting from there to the end
+            // would carry its presentation that far past the end (the muxer's edit list ends at
+            // the latest presentation plus duration: a 10 s recording read as 19.8 s). Its decode
+            // time is moved up to the track's own delay before its presentation; it stays after
+            // the packet before it, whose decode time was lower still.
+            if let pts = last.pts, let dts = last.dts, pts - dts > (firstDelays[index] ?? 0) {
+                last.dts = pts - (firstDelays[index] ?? 0)
+            }
             if let span = spans[index], let time = last.dts ?? last.pts {
                 let reaching = output.ticks(ofMicroseconds: span.end, stream: index) - time - (firstDelays[index] ?? 0)
                 if reaching > 0 || last.duration <= 0 { last.duration = max(0, reaching) }
