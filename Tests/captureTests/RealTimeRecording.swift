@@ -41,7 +41,8 @@ enum RealTimeSlots {
     }
 
     /// Runs `body` holding every slot: for a case that loads the machine on purpose, so that no
-    /// real-time recording runs beside it.
+    /// real-time recording runs beside it. One such case at a time (its suite `.serialized`): two
+    /// would each hold some of the slots and wait for the rest forever.
     static func runAlone<T>(_ body: () async throws -> T) async throws -> T {
         for _ in 0..<slots { await acquire() }
         defer { for _ in 0..<slots { release() } }

@@ -8,43 +8,78 @@ import Testing
 ///
 /// Nothing here depends on how far behind the machine falls: a faster one drops fewer frames or
 /// none, and every check holds either way.
-@Suite struct RecordUnderLoadTests {
-    @Test func defaultsBesideABusyLoopRunToTheirEnd() async throws {
+@Suite(.serialized) struct RecordUnderLoadTests {
+    /// How a recording beside the busy loop ends.
+    enum Stop: Sendable, CustomTestStringConvertible {
+        /// `--duration` of this many seconds.
+        case duration(Double)
+        /// SIGINT this many seconds after the start: the loop is behind the sources then, with
+        /// a second of frames still queued, which must all reach the file and the sound with them.
+        case interrupt(after: Double)
+
+        var testDescription: String {
+            switch self {
+            case .duration(let seconds): "--duration \(seconds)"
+            case .interrupt(let seconds): "SIGINT after \(seconds) s"
+            }
+        }
+    }
+
+    @Test(arguments: [Stop.duration(6), .interrupt(after: 5)])
+    func defaultsBesideABusyLoopRunToTheirEnd(stop: Stop) async throws {
         let taskset = try #require(ChildProcess.which("taskset"), "taskset (util-linux) is needed")
         let scratch = try RecordScratch()
         let file = scratch.path("load.mp4")
-        let seconds = 6.0
-        let (result, summary) = try await RealTimeSlots.runAlone {
+        var options = [
+            "-c", "0", BuiltBinary.path, "record", "--video", "test", "--audio", "test", "--video-size", "1280x720",
+            "--json",
+        ]
+        if case .duration(let seconds) = stop { options += ["--duration", "\(seconds)"] }
+        let arguments = options + [file]
+        let (exit, stdout) = try await RealTimeSlots.runAlone {
             let hog = try ChildProcess(taskset, ["-c", "0", "sh", "-c", "while :; do :; done"], stdout: .null)
             defer {
                 hog.signal(SIGKILL)
                 hog.wait()
             }
-            let result = try await onOwnThread {
-                try ChildProcess.run(
-                    taskset,
-                    [
-                        "-c", "0", BuiltBinary.path, "record", "--video", "test", "--audio", "test", "--video-size",
-                        "1280x720", "--duration", "\(seconds)", "--json", file,
-                    ])
+            return try await onOwnThread {
+                let capture = try ChildProcess(
+                    taskset, arguments, stdout: .file(scratch.path("stdout")),
+                    stderr: .file(scratch.path("stderr")))
+                if case .interrupt(let seconds) = stop {
+                    capture.sleep(untilElapsed: seconds)
+                    capture.signal(SIGINT)
+                }
+                let exit = try #require(capture.wait(timeout: 60))
+                return (exit, try String(contentsOfFile: scratch.path("stdout"), encoding: .utf8))
             }
-            return (result, try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         }
-        #expect(result.status == 0, "\(result.stderr)")
-        let json = try #require(summary)
-        #expect(json["stop_reason"] as? String == "duration")
+        let stderr = (try? String(contentsOfFile: scratch.path("stderr"), encoding: .utf8)) ?? ""
+        #expect(exit.shellStatus == 0, "\(stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(stdout.utf8)) as? [String: Any])
+        let seconds: Double
+        switch stop {
+        case .duration(let asked):
+            #expect(json["stop_reason"] as? String == "duration")
+            seconds = asked
+        case .interrupt:
+            // Stopped where the signal came, whatever the loop had written by then.
+            seconds = try #require(json["duration"] as? Double)
+            #expect((4.5...5.5).contains(seconds), "\(json)")
+        }
         let video = try #require(json["video"] as? [String: Any])
         let dropped = try #require(video["frames_dropped"] as? [String: Int])
         let written = try #require(video["frames_written"] as? Int)
         let repeated = video["frames_duplicated"] as? Int ?? 0
-        // Every slot of the 6 s at 30 fps is a frame written or a frame counted missing, once.
+        // Every slot of the recording at 30 fps is a frame written or a frame counted missing, once.
         let slots = written + dropped.values.reduce(0, +)
-        #expect(abs(slots - 180) <= 2, "written \(written), dropped \(dropped)")
+        #expect(abs(Double(slots) - seconds * 30) <= 2, "written \(written), dropped \(dropped)")
         let audio = try #require(json["audio"] as? [String: Any])
-        // The tone's 6 s at 48 kHz, ending with the video's last frame: one frame interval (1600
-        // samples) short at most, where the grid puts the last slot before the end.
+        // The tone at 48 kHz for as long, ending with the video's last frame: one frame interval
+        // (1600 samples) short at most, where the grid puts the last slot before the end.
         let samples = try #require(audio["samples"] as? Int)
-        #expect((286_400...288_000).contains(samples), "\(samples) samples")
+        let expected = Int((seconds * 48000).rounded())
+        #expect((expected - 1600...expected).contains(samples), "\(samples) samples")
 
         let oracle = try RecordOracle.probe(file)
         let v = try #require(oracle.video)

@@ -94,8 +94,12 @@ struct RecordingLoop {
         }
         // Stop the readers, write what they captured before the end and the loop had not taken
         // yet (a loop behind the devices holds seconds of it), then finalize. Frames the queue
-        // dropped after the last one taken still count, if they fall within the recording.
-        alignAudioEnd()
+        // dropped after the last one taken still count, if they fall within the recording. The
+        // audio follows the video's end once no more video can come; a camera with frames still
+        // queued has not reached its end yet, and cutting the audio at its last frame taken would
+        // lose the seconds a loop behind a slow encoder has yet to write (a 10 s recording kept
+        // 7.5 s of sound).
+        if let video = s.video, video.path.done || ended.contains(video.lane) { alignAudioEnd() }
         s.stop.interrupt.raise()
         if !writeFailed {
             do {
