@@ -6,7 +6,7 @@
 # `v4l2-ctl --get-ctrl`, refused sets change nothing, and save/reset/load restores every value.
 # `record --control` changes the recorded picture as the same control set by v4l2-ctl does.
 # module: vivid n_devs=1 node_types=0x1 vid_cap_nr=10
-# timeout: 240
+# timeout: 360
 set -euo pipefail
 source "$(dirname "$0")/../lib.sh"
 need_capture
@@ -239,6 +239,9 @@ check_eq "--restore-controls after the failure: brightness back to 128" "brightn
     --control gain_automatic=0 --control gain=10 --restore-controls "$out/int.nut" \
     >"$VM_OUT/int.out" 2>"$VM_OUT/int.err" &
 recorder=$!
+# Four seconds of recording, counted from its first frame: the start-up (probing, the controls)
+# takes its own time on a busy guest.
+appeared "$out/int.nut" >/dev/null || true
 sleep 4
 check_eq "during the recording: brightness 60, gain 10" "$(printf 'brightness: 60\ngain_automatic: 0\ngain: 10')" \
     "$(v4l2-ctl -d $cam -C brightness,gain_automatic,gain)"

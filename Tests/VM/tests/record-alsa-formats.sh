@@ -7,7 +7,7 @@
 # in the low bits, keep every bit in .wav (a 16-bit path leaves the low bits zero).
 # module: snd-aloop index=0 id=Loopback pcm_substreams=1
 # module: snd-dummy index=1 id=Dummy pcm_devs=1 pcm_substreams=1 fake_buffer=0 model=ac97
-# timeout: 120
+# timeout: 240
 set -euo pipefail
 source "$(dirname "$0")/../lib.sh"
 need_capture
