@@ -115,10 +115,11 @@ import Testing
     /// A recording of one picture, as a stop that comes with the first frame leaves: a file in
     /// every container, the one frame in it, exit 0 (a .nut keeps no packet durations, so its
     /// one frame reads back with no length; that is no failure).
-    @Test(arguments: [
-        ("nut", ["--codec", "raw"]), ("nut", ["--codec", "h264"]), ("mkv", ["--codec", "raw"]), ("avi", []),
-        ("mp4", []), ("y4m", []), ("h264", []),
-    ] as [(String, [String])])
+    @Test(
+        arguments: [
+            ("nut", ["--codec", "raw"]), ("nut", ["--codec", "h264"]), ("mkv", ["--codec", "raw"]), ("avi", []),
+            ("mp4", []), ("y4m", []), ("h264", []),
+        ] as [(String, [String])])
     func onePictureIsARecording(ext: String, codec: [String]) throws {
         let scratch = try RecordScratch()
         let file = scratch.path("one.\(ext)")
@@ -126,8 +127,11 @@ import Testing
             ["record", "--video", RecordSources.video, "--frames", "1", "--quiet"] + codec + [file])
         #expect(result.status == 0, "\(result.stderr)")
         let frames = try ChildProcess.run(
-            "ffprobe", ["-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries",
-                "stream=nb_read_frames", "-of", "csv=p=0", file])
+            "ffprobe",
+            [
+                "-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries",
+                "stream=nb_read_frames", "-of", "csv=p=0", file,
+            ])
         #expect(frames.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "1", "\(frames.stderr)")
     }
 

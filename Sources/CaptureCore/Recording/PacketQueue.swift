@@ -109,7 +109,9 @@ final class PacketQueue: @unchecked Sendable {
         var discarded: [QueuedPacket] = []
         condition.withLock {
             let now = SessionClock.now()
-            if let last = lanes[lane].lastArrival { lanes[lane].longestInterval = max(lanes[lane].longestInterval, now - last) }
+            if let last = lanes[lane].lastArrival {
+                lanes[lane].longestInterval = max(lanes[lane].longestInterval, now - last)
+            }
             lanes[lane].lastArrival = now
             while !closed && lanes[lane].count >= lanes[lane].capacity + lanes[lane].backlog {
                 if lanes[lane].dropsOldest && !started && lanes[lane].bytes < Self.startupByteBudget {
