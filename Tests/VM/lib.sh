@@ -35,7 +35,9 @@
 #                                    (30 access units, Annex B, an IDR with SPS/PPS every 15);
 #                                    PLAN items are KIND:N with KIND good (the next whole frame),
 #                                    trunc (its first third), zero (0 bytes), garbage (random
-#                                    bytes), or stop (close the node and exit early); stop it
+#                                    bytes), or stop (close the node and exit early); until:FILE
+#                                    writes good frames until FILE exists (a recording started,
+#                                    so what follows reaches its reader); stop it
 #                                    early with loop_producer_stop; logged as loop_producer_start's
 #   loop_reset NODE                  lets NODE take a new writer (v4l2loopback 0.12.7 refuses one
 #                                    after a writer that used write(2), see below); the two
@@ -210,7 +212,7 @@ loop_reset() { # NODE
 }
 
 vm_frame_writer='
-import fcntl, hashlib, os, struct, sys, time
+import fcntl, hashlib, os, signal, struct, sys, time
 node, fourcc, size, rate, folder = sys.argv[1:6]
 w, h = (int(x) for x in size.split("x"))
 frames = [open(os.path.join(folder, f), "rb").read() for f in sorted(os.listdir(folder))]
@@ -219,20 +221,37 @@ fd = os.open(node, os.O_RDWR)
 # starts at offset 8 (pointer alignment) and is 200 bytes long.
 pix = struct.pack("=12I", w, h, struct.unpack("<I", fourcc.encode())[0], 1, 0, w * h * 2, 0, 0, 0, 0, 0, 0)
 fcntl.ioctl(fd, 0xC0D05605, struct.pack("=I4x", 2) + pix.ljust(200, b"\0"))
+# The log is kept in memory and written when the writer ends (its plan done, or SIGTERM from
+# loop_producer_stop): a write to the shared folder for every frame paced the frames unevenly.
+log = []
+def flush(*_):
+    sys.stdout.write("".join(log))
+    sys.stdout.flush()
+    os._exit(0)
+signal.signal(signal.SIGTERM, flush)
 n = 0
 t0 = time.monotonic()
-for item in sys.argv[6:]:
-    kind, count = item.split(":")
-    for _ in range(int(count)):
-        if kind == "stop":
-            sys.exit(0)
-        good = frames[n % len(frames)]
-        data = {"good": good, "trunc": good[: len(good) // 3], "zero": b"",
-                "garbage": os.urandom(len(good))}[kind]
-        os.write(fd, data)
-        print("%.6f %d %s" % (time.monotonic(), len(data), hashlib.md5(data).hexdigest()), flush=True)
-        n += 1
-        time.sleep(max(0.0, t0 + n / float(rate) - time.monotonic()))
+def plan():
+    for item in sys.argv[6:]:
+        kind, arg = item.split(":", 1)
+        if kind == "until":
+            # Good frames until the file ARG exists (a recording has started).
+            while not os.path.exists(arg):
+                yield "good"
+            continue
+        for _ in range(int(arg)):
+            yield kind
+for kind in plan():
+    if kind == "stop":
+        flush()
+    good = frames[n % len(frames)]
+    data = {"good": good, "trunc": good[: len(good) // 3], "zero": b"",
+            "garbage": os.urandom(len(good))}[kind]
+    os.write(fd, data)
+    log.append("%.6f %d %s\n" % (time.monotonic(), len(data), hashlib.md5(data).hexdigest()))
+    n += 1
+    time.sleep(max(0.0, t0 + n / float(rate) - time.monotonic()))
+flush()
 '
 
 loop_write_frames() { # NODE CODEC SIZE RATE PLAN...

@@ -7,7 +7,7 @@
 # (exit 74 within --stall-timeout, no file), and SIGINT ends the wait for its first keyframe.
 # module: vivid n_devs=1 node_types=0x1 vid_cap_nr=10
 # module: snd-aloop index=0 id=Loopback pcm_substreams=2
-# module: v4l2loopback devices=3 video_nr=30,31,32 exclusive_caps=1,1,1 card_label=loop30,loop31,loop32
+# module: v4l2loopback devices=4 video_nr=30,31,32,33 exclusive_caps=1,1,1,1 card_label=loop30,loop31,loop32,loop33
 # timeout: 240
 set -euo pipefail
 source "$(dirname "$0")/../lib.sh"
