@@ -33,8 +33,10 @@ check_eq "vivid to .pgm: exit 0" 0 "$rc"
 check_eq "vivid: taken at the largest size listed" "$largest" "$(value stream=width "$out/largest.pgm")x$(value stream=height "$out/largest.pgm")"
 check_eq "vivid: a PGM" "pgm" "$(value stream=codec_name "$out/largest.pgm")"
 if json_has "$VM_OUT/largest.out" stills; then
+    # To the millisecond, as the settling counts it: a camera's frame times jitter by microseconds
+    # (a frame one period after another came at 0.99996 s).
     check "vivid: settled at least 1 s of the camera's time" \
-        "$VM_PYTHON" -I -S -c "import json,sys; sys.exit(json.load(open('$VM_OUT/largest.out'))['stills'][0]['time'] < 1.0)"
+        "$VM_PYTHON" -I -S -c "import json,sys; sys.exit(json.load(open('$VM_OUT/largest.out'))['stills'][0]['time'] < 0.999)"
 fi
 
 rc=$(run_for sized 60 "$CAPTURE" snapshot $cam "$out/sized.jpg" --video-size 640x360 --skip 0 --json)
