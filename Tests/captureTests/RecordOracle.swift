@@ -53,9 +53,13 @@ struct RecordOracle {
     }
 
     /// True when `ffmpeg -v error -i path -f null -` decodes the whole file without a message.
-    static func decodesCleanly(_ path: String) throws -> Bool {
+    static func decodesCleanly(_ path: String) throws -> Bool { try decodingMessages(path).isEmpty }
+
+    /// What `ffmpeg -v error -i path -f null -` says while decoding the whole file; empty when
+    /// it decodes without a message.
+    static func decodingMessages(_ path: String) throws -> String {
         let result = try ChildProcess.run("ffmpeg", ["-nostdin", "-v", "error", "-i", path, "-f", "null", "-"])
-        return result.status == 0 && result.stderr.isEmpty
+        return result.status == 0 ? result.stderr : "exit \(result.status): \(result.stderr)"
     }
 
     enum OracleError: Error { case unreadable(path: String, stderr: String) }

@@ -96,11 +96,10 @@ enum FastStartRewrite {
             // the latest presentation plus duration: a 10 s recording read as 19.8 s). Its decode
             // time is moved up to the track's own delay before its presentation; it stays after
             // the packet before it, whose decode time was lower still.
-            if let pts = last.pts, let dts = last.dts, pts - dts > (firstDelays[index] ?? 0) {
-                last.dts = pts - (firstDelays[index] ?? 0)
-            }
+            let delay = firstDelays[index] ?? 0
+            if let pts = last.pts, let dts = last.dts, pts - dts > delay { last.dts = pts - delay }
             if let span = spans[index], let time = last.dts ?? last.pts {
-                let reaching = output.ticks(ofMicroseconds: span.end, stream: index) - time - (firstDelays[index] ?? 0)
+                let reaching = output.ticks(ofMicroseconds: span.end, stream: index) - time - delay
                 if reaching > 0 || last.duration <= 0 { last.duration = max(0, reaching) }
             }
             try output.write(last, stream: index)

@@ -29,7 +29,10 @@ struct StopPolicy {
         now: Int64, stop: StopSignal, queue: PacketQueue, video: Track<VideoPath>?, audio: Track<AudioPath>?,
         endedLanes: Set<Int>
     ) -> Bool {
-        if let deadline, now >= deadline + min(queue.longestInterval(), Self.longestExtension), !stopping {
+        // The queue is asked only once the deadline itself has passed: this runs between packets.
+        if let deadline, now >= deadline, !stopping,
+            now >= deadline + min(queue.longestInterval(), Self.longestExtension)
+        {
             reason = .duration
             return true
         }
