@@ -141,6 +141,47 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: scratch.path("voice-0004.wav")))
     }
 
+    /// The level (RMS) of a file's sound in windows of 5 ms from its start, and past its first 100 ms.
+    /// 5 ms is five periods of a 1 kHz tone at 48 kHz (240 samples), so a steady tone reads the
+    /// same in every window.
+    static func levels(_ path: String, scratch: RecordScratch) throws -> (windows: [Double], steady: Double) {
+        let raw = scratch.path("levels.f32")
+        let decode = try ChildProcess.run(
+            "ffmpeg", ["-nostdin", "-v", "error", "-i", path, "-map", "0:a:0", "-ac", "1", "-f", "f32le", "-y", raw])
+        try #require(decode.status == 0, "\(path): \(decode.stderr)")
+        let samples = try Data(contentsOf: URL(fileURLWithPath: raw)).withUnsafeBytes {
+            Array($0.bindMemory(to: Float.self))
+        }
+        func rms(_ slice: ArraySlice<Float>) -> Double {
+            (slice.reduce(0) { $0 + Double($1) * Double($1) } / Double(max(1, slice.count))).squareRoot()
+        }
+        let windows = stride(from: 0, to: min(4800, samples.count - 240), by: 240).map { rms(samples[$0..<$0 + 240]) }
+        return (windows, rms(samples[min(4800, samples.count)...]))
+    }
+
+    /// Each segment's AAC or Opus sound in an MP4 or MOV series starts at the tone's full level, the
+    /// later ones as the first: their decoders start on the packets before the cut, which the edit
+    /// list skips. Each later one faded in before (its first 5 ms at 15 to 45 % of the level for
+    /// Opus, 20 % for AAC); primed, Opus's first 5 ms read 90 %, AAC's 100 %.
+    @Test(arguments: [("aac", "mp4"), ("opus", "mp4"), ("aac", "mov")])
+    func laterSegmentsStartAtFullLevel(codec: String, ext: String) throws {
+        let scratch = try RecordScratch()
+        let result = try BuiltBinary.run([
+            "record", "--video", RecordSources.video, "--audio", "lavfi:sine=frequency=1000:sample_rate=48000",
+            "--audio-codec", codec, "--duration", "4", "--segment-time", "1", "--quiet", scratch.path("tone.\(ext)"),
+        ])
+        try #require(result.status == 0, "\(result.stderr)")
+        for number in 1...4 {
+            let path = scratch.path("tone-000\(number).\(ext)")
+            let (windows, steady) = try Self.levels(path, scratch: scratch)
+            try #require(windows.count == 20 && steady > 0.08, "\(path): \(windows.count) windows, level \(steady)")
+            let low = windows.enumerated().filter { abs($0.element / steady - 1) > 0.15 }
+            #expect(low.isEmpty, "\(path): 5 ms windows off the level \(steady): \(low)")
+        }
+        let samples = try (1...4).map { try Self.decodedSamples(scratch.path("tone-000\($0).\(ext)")) }.reduce(0, +)
+        #expect(samples >= 4 * 48000 && samples < 4 * 48000 + 1024, "\(samples) samples in 4 s")
+    }
+
     /// --keep deletes the series' oldest files, and never a file the template could not have made.
     @Test func keepDeletesOnlyTheOldestOfTheSeries() throws {
         let scratch = try RecordScratch()

@@ -116,6 +116,17 @@ final class Encoder {
     var frameSize: Int {
         codec.pointee.capabilities & AV_CODEC_CAP_VARIABLE_FRAME_SIZE != 0 ? 0 : Int(context.pointee.frame_size)
     }
+    /// Samples per channel a decoder must be fed before the first one it plays when it starts in
+    /// the middle of this encoder's output (a later segment): AAC needs the frame before for its
+    /// overlap (its priming, `initial_padding`, 1024); Opus 80 ms (RFC 7845's pre-roll, 3840 at
+    /// 48 kHz). Rounded up to whole packets of `frameSize`; 0 for video and for codecs whose
+    /// packets stand alone (PCM, FLAC).
+    var decoderPreroll: Int {
+        guard context.pointee.codec_type == AVMEDIA_TYPE_AUDIO, frameSize > 0 else { return 0 }
+        var samples = Int(context.pointee.initial_padding)
+        if context.pointee.codec_id == AV_CODEC_ID_OPUS { samples = max(samples, sampleRate * 80 / 1000) }
+        return (samples + frameSize - 1) / frameSize * frameSize
+    }
     var sampleFormat: AVSampleFormat { context.pointee.sample_fmt }
     var sampleRate: Int { Int(context.pointee.sample_rate) }
     var channelLayout: AVChannelLayout { context.pointee.ch_layout }

@@ -71,26 +71,29 @@ final class OutputContainer {
     /// Adds a stream fed by `encoder` (`avformat_new_stream`, `avcodec_parameters_from_context`).
     ///
     /// - Returns: the stream's index, which `write` takes.
-    /// - Parameter primed: false for a file that starts in the middle of the encoder's output (a
-    ///   later segment): the encoder's priming samples (AAC's first 1024) went to an earlier
-    ///   file, so nothing here is to be skipped (`AVCodecParameters.initial_padding` = 0).
-    func addStream(encoder: Encoder, primed: Bool = true) throws(FFmpegError) -> Int {
+    /// - Parameter priming: for a file that starts in the middle of the encoder's output (a later
+    ///   segment), the samples per channel written before its first one for the decoder to start
+    ///   on (`Encoder.decoderPreroll`), which players skip (`AVCodecParameters.initial_padding`,
+    ///   and Opus's pre-skip); nil keeps the encoder's own priming.
+    func addStream(encoder: Encoder, priming: Int? = nil) throws(FFmpegError) -> Int {
         guard let stream = avformat_new_stream(context, nil) else {
             throw FFmpegError(CFFmpeg_AVERROR(ENOMEM), call: "avformat_new_stream")
         }
         try check(
             avcodec_parameters_from_context(stream.pointee.codecpar, encoder.context), "avcodec_parameters_from_context"
         )
-        if !primed {
+        if let priming {
             let parameters = stream.pointee.codecpar!
-            parameters.pointee.initial_padding = 0
-            // Opus says its priming in its own header (OpusHead's pre-skip, bytes 10-11), which
-            // Ogg and Matroska readers follow: 0 there too, or each later file loses 6.5 ms.
-            if parameters.pointee.codec_id == AV_CODEC_ID_OPUS, parameters.pointee.extradata_size >= 19,
+            parameters.pointee.initial_padding = Int32(priming)
+            // Opus says its priming in its own header (OpusHead's pre-skip, bytes 10-11, little
+            // endian, counted at 48 kHz whatever the rate), which Ogg, Matroska and MP4 readers follow.
+            let rate = Int(parameters.pointee.sample_rate)
+            if parameters.pointee.codec_id == AV_CODEC_ID_OPUS, parameters.pointee.extradata_size >= 19, rate > 0,
                 let header = parameters.pointee.extradata
             {
-                header[10] = 0
-                header[11] = 0
+                let preSkip = priming * 48000 / rate
+                header[10] = UInt8(truncatingIfNeeded: preSkip)
+                header[11] = UInt8(truncatingIfNeeded: preSkip >> 8)
             }
         }
         stream.pointee.time_base = encoder.timeBase

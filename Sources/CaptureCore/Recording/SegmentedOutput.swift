@@ -12,7 +12,13 @@ import Glibc
 /// waits for a file. From that instant on, packets are routed by time: video up to the keyframe
 /// and audio before the cut to the old file, the rest to the new one. Whole audio packets go one
 /// way or the other, so no sample is lost or written twice, and each segment's audio starts within
-/// one audio frame of its video. Once both streams have passed the cut, the old file is finished
+/// one audio frame of its video. In an MP4 or MOV series a later segment's AAC or Opus stream
+/// starts with copies of the packets before its first (`Encoder.decoderPreroll`), which its edit
+/// list skips, so its decoder starts primed, as at the start of the recording, rather than fading
+/// in over 10 ms (AAC) or 80 ms (Opus). Matroska has no such list: FFmpeg's muxer plays AAC's
+/// priming as time and moves the whole file by Opus's, so there each later file starts unprimed,
+/// in step. Once both
+/// streams have passed the cut, the old file is finished
 /// (trailer, an MP4's index moved to the front) on a thread of its own; `takeEvents` reports it and
 /// applies the retention policy. A recording with no video cuts at the first audio packet at or
 /// after the boundary.
@@ -74,6 +80,10 @@ final class SegmentedOutput: @unchecked Sendable {
     private var videoStreams: Set<Int> = []
     /// Streams of raw PCM, whose packets are cut at the very sample where a segment starts.
     private var pcmStreams: Set<Int> = []
+    /// Per stream whose decoder needs the samples before its first (AAC, Opus), how many per
+    /// channel a later segment starts with, and the last packets written, which hold them.
+    private var prerolls: [Int: Int] = [:]
+    private var recent: [Int: [Packet]] = [:]
     /// The file packets go to; before the first packet, a container with no file yet.
     private(set) var current: Segment
     /// The file before a cut, until both streams have passed it.
@@ -121,16 +131,23 @@ final class SegmentedOutput: @unchecked Sendable {
     /// - Returns: the stream's index.
     func addStream(_ source: Source) throws(FFmpegError) -> Int {
         sources.append(source)
-        let index = try add(source, to: current.container)
+        let index = try add(source, index: sources.count - 1, to: current.container)
         if current.container.isVideo(index) { videoStreams.insert(index) }
-        if case .encoder(let encoder) = source, encoder.name.hasPrefix("pcm_") { pcmStreams.insert(index) }
+        if case .encoder(let encoder) = source {
+            if encoder.name.hasPrefix("pcm_") { pcmStreams.insert(index) }
+            if encoder.decoderPreroll > 0 && FastStartRewrite.muxers.contains(formatName) {
+                prerolls[index] = encoder.decoderPreroll
+            }
+        }
         return index
     }
 
-    private func add(_ source: Source, to container: OutputContainer) throws(FFmpegError) -> Int {
+    private func add(_ source: Source, index: Int, to container: OutputContainer) throws(FFmpegError) -> Int {
         switch source {
         case .encoder(let encoder):
-            return try container.addStream(encoder: encoder, primed: container === current.container)
+            // The first file keeps the encoder's own priming; a later one has its pre-roll, or none.
+            let first = container === current.container && current.number == 1
+            return try container.addStream(encoder: encoder, priming: first ? nil : prerolls[index] ?? 0)
         case .copy(let input, let stream, let timeBase):
             return try container.addStream(copying: input, stream: stream, timeBase: timeBase)
         }
@@ -194,8 +211,9 @@ final class SegmentedOutput: @unchecked Sendable {
             container: try media("preparing the next segment") {
                 () throws(FFmpegError) in try OutputContainer(name: plan.template.pattern, formatName: formatName)
             })
-        for source in sources {
-            _ = try media("preparing the next segment") { () throws(FFmpegError) in try add(source, to: next.container)
+        for (index, source) in sources.enumerated() {
+            _ = try media("preparing the next segment") { () throws(FFmpegError) in
+                try add(source, index: index, to: next.container)
             }
         }
         try open(next, at: time)
@@ -303,6 +321,10 @@ final class SegmentedOutput: @unchecked Sendable {
     /// Writes a packet that starts at `time` into `segment`, on the segment's own times.
     private func put(_ packet: Packet, stream: Int, time: Int64, into segment: Segment) throws(CaptureError) {
         let ticks = packet.pts ?? packet.dts ?? 0
+        if segment.origins[stream] == nil, let preroll = prerolls[stream] {
+            try prime(segment, stream: stream, samples: preroll, before: packet)
+        }
+        if prerolls[stream] != nil { try remember(packet, stream: stream) }
         let origin = segment.origins[stream] ?? ticks
         segment.origins[stream] = origin
         // A video packet without a duration lasts one frame: its stream's tick.
@@ -322,6 +344,46 @@ final class SegmentedOutput: @unchecked Sendable {
         } catch {
             throw Self.writeError(error, path: segment.path)
         }
+    }
+
+    /// Writes into a later segment, ahead of its first packet of `stream` (`first`), the packets
+    /// before it that carry `samples` per channel, on times before the segment's 0: its priming.
+    /// Where fewer came before (a microphone that started late), the earliest one known stands
+    /// in for the rest: a decoder only warms up on them, and players skip them.
+    private func prime(_ segment: Segment, stream: Int, samples: Int, before first: Packet) throws(CaptureError) {
+        let origin = first.pts ?? first.dts ?? 0
+        var carried: [Packet] = []
+        var covered: Int64 = 0
+        let known = recent[stream] ?? []
+        var index = known.count - 1
+        while covered < Int64(samples) {
+            let source = index >= 0 ? known[index] : carried.first ?? first
+            guard source.duration > 0 else { break }
+            let copy = try media("priming a segment") { () throws(FFmpegError) in try Packet(referencing: source) }
+            covered += copy.duration
+            copy.pts = -covered
+            copy.dts = -covered
+            carried.insert(copy, at: 0)
+            index -= 1
+        }
+        segment.origins[stream] = origin
+        for packet in carried {
+            do {
+                try segment.container.write(packet, stream: stream)
+            } catch {
+                throw Self.writeError(error, path: segment.path)
+            }
+        }
+    }
+
+    /// Keeps a reference to `packet` (written next, which takes its payload) among the last ones of
+    /// `stream`, as many as a later segment's priming needs.
+    private func remember(_ packet: Packet, stream: Int) throws(CaptureError) {
+        var kept = recent[stream] ?? []
+        kept.append(try media("priming a segment") { () throws(FFmpegError) in try Packet(referencing: packet) })
+        let needed = Int64(prerolls[stream] ?? 0)
+        while kept.count > 1 && kept.dropFirst().reduce(0, { $0 + $1.duration }) >= needed { kept.removeFirst() }
+        recent[stream] = kept
     }
 
     private func finishClosingIfDone() {
