@@ -122,4 +122,27 @@ import Testing
         let files = try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).filter { $0.hasPrefix("p-") }
         #expect(files.sorted() == ["p-0001.\(container)", "p-0002.\(container)"])
     }
+
+    /// A camera's first frame captured just before the microphone's first sample (1 ms here; the
+    /// test sources come within a millisecond of each other) is the recording's first frame: it
+    /// was dropped as "before the start", and the file's video began one frame late, 29 of 30.
+    @Test(arguments: ["mkv", "mp4"])
+    func aFrameJustBeforeTheFirstSampleStartsTheVideo(container: String) throws {
+        let scratch = try RecordScratch()
+        let file = scratch.path("late.\(container)")
+        let result = try BuiltBinary.run([
+            "record", "--video", RecordSources.video, "--audio",
+            "lavfi:sine=frequency=1000:sample_rate=48000,atrim=start=0.001", "--duration", "1", "--json", file,
+        ])
+        try #require(result.status == 0, "\(result.stderr)")
+        let summary = try #require(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect(summary["start_offset"] as? Double == 0.001)
+        #expect((summary["video"] as? [String: Any])?["frames_written"] as? Int == 30)
+        let start = try ChildProcess.run(
+            "ffprobe",
+            ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=start_time", "-of", "csv=p=0", file])
+        #expect(
+            Double(start.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) == 0, "video starts at \(start.stdout)"
+        )
+    }
 }

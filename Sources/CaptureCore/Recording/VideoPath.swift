@@ -189,7 +189,9 @@ final class VideoPath {
             return
         }
         // Frames captured before every device delivered: not part of the recording, not a drop.
-        guard time >= 0 else { return }
+        // One less than half a frame interval before the start is its first frame (its nearest
+        // slot is 0): a microphone whose first sample came 1 ms after it left slot 0 empty.
+        guard time >= 0 || Rescale.slot(at: time, rate: rate) >= 0 else { return }
         if awaitingFirstKeyframe {
             // Inter-frame codecs (a camera's own H.264) decode only from a keyframe on.
             guard packet.isKeyframe else {
