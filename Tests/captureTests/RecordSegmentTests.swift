@@ -162,7 +162,8 @@ import Testing
     /// Each segment's AAC or Opus sound in an MP4 or MOV series starts at the tone's full level, the
     /// later ones as the first: their decoders start on the packets before the cut, which the edit
     /// list skips. Each later one faded in before (its first 5 ms at 15 to 45 % of the level for
-    /// Opus, 20 % for AAC); primed, Opus's first 5 ms read 90 %, AAC's 100 %.
+    /// Opus, 20 % for AAC); primed, every 5 ms reads within 8 % of the level (after 80 ms of Opus
+    /// pre-roll its first read 90 %).
     @Test(arguments: [("aac", "mp4"), ("opus", "mp4"), ("aac", "mov")])
     func laterSegmentsStartAtFullLevel(codec: String, ext: String) throws {
         let scratch = try RecordScratch()
@@ -175,7 +176,7 @@ import Testing
             let path = scratch.path("tone-000\(number).\(ext)")
             let (windows, steady) = try Self.levels(path, scratch: scratch)
             try #require(windows.count == 20 && steady > 0.08, "\(path): \(windows.count) windows, level \(steady)")
-            let low = windows.enumerated().filter { abs($0.element / steady - 1) > 0.15 }
+            let low = windows.enumerated().filter { abs($0.element / steady - 1) > 0.08 }
             #expect(low.isEmpty, "\(path): 5 ms windows off the level \(steady): \(low)")
         }
         let samples = try (1...4).map { try Self.decodedSamples(scratch.path("tone-000\($0).\(ext)")) }.reduce(0, +)
@@ -314,8 +315,13 @@ import Testing
             (["--segment-time", "10x"], "--segment-time takes a length such as 90, 10m, 1h or 1h30m, not '10x'"),
             (["--segment-size", "1M", "--max-total-size", "500k"], "below one segment"),
             (["--segment-time", "5", "--keep", "0"], "--keep"),
-            (["--segment-time", "0.5"], "--segment-time takes 1 s or more, not 0.5"),
-            (["--segment-time", "0.01"], "--segment-time takes 1 s or more, not 0.01\n"),
+            (["--segment-time", "0.5"], "--segment-time takes 1 s to 1000000000 s, not 0.5"),
+            (["--segment-time", "0.01"], "--segment-time takes 1 s to 1000000000 s, not 0.01\n"),
+            // A boundary in microseconds overflowed the clock: the recording died of SIGILL.
+            (
+                ["--segment-time", "99999999999999999999"],
+                "--segment-time takes 1 s to 1000000000 s, not 1e+20"
+            ),
             (["--segment-time", "2", "--max-total-size", "1k"], "--max-total-size takes 1M or more, not 1024 bytes"),
             (["--segment-size", "100k"], "--segment-size takes 1M or more"),
             (["--audio", RecordSources.audio, "--audio-codec", "flac", "--segment-time", "5"], "FLAC cannot be cut"),
