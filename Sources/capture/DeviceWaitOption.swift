@@ -23,6 +23,11 @@ struct DeviceWaitOption {
                 throw UsageError(
                     message: "--wait takes a length of time, e.g. 90, 10m or 1h30m, not '\(text)'", command: command)
             }
+            guard seconds <= DurationValue.longest else {
+                throw UsageError(
+                    message: "--wait takes at most \(DurationValue.text(DurationValue.longest)) s, not '\(text)'",
+                    command: command)
+            }
             timeout = seconds
         }
     }

@@ -21,6 +21,17 @@ import Testing
         #expect(try DeviceWaitOption(bare, command: spec) != nil)
         #expect(try DeviceWaitOption(parse(["x"], as: spec), command: spec) == nil)
         #expect(throws: UsageError.self) { try DeviceWaitOption(parse(["--wait=soon", "x"], as: spec), command: spec) }
+        // Past about 9e12 s the wait's message and deadline overflowed: the command died of SIGILL.
+        let huge = try parse(["--wait", "99999999999999999999", "x"], as: spec)
+        #expect(throws: UsageError.self) { try DeviceWaitOption(huge, command: spec) }
+        #expect(try DeviceWaitOption(parse(["--wait=1000000000", "x"], as: spec), command: spec)?.timeout == 1e9)
+    }
+
+    /// The whole command: a TIMEOUT too long for the clock is a usage error (64), not a crash.
+    @Test func aTimeoutTooLongIsAUsageError() throws {
+        let result = try BuiltBinary.run(["record", "--video", "test", "--wait=99999999999999999999", "x.mkv"])
+        #expect(result.status == 64)
+        #expect(result.stderr.hasPrefix("Error: --wait takes at most 1000000000 s, not '99999999999999999999'\n"))
     }
 
     /// A camera that never appears: waited for until the timeout, said on stderr, then 66.

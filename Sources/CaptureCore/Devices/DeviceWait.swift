@@ -133,7 +133,7 @@ public enum DeviceWait {
     }
 
     static func seconds(_ value: Double) -> String {
-        value == value.rounded() ? String(Int(value)) : String(cFormat: "%.1f", value)
+        value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(cFormat: "%.1f", value)
     }
 }
 

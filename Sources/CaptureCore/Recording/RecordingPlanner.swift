@@ -123,8 +123,10 @@ public enum RecordingPlanner {
         guard let file = outputs.file, !outputs.toStandardOutput else { throw .plan(.segmentsNeedFile) }
         // Shorter ones would be cut less often than asked: the next cut waits for the last
         // frames of the one before to leave the encoder.
-        if let seconds = request.segmentTime, seconds < 1 {
-            throw .usage("\(.segmentTime) takes 1 s or more, not \(DurationValue.text(seconds))")
+        if let seconds = request.segmentTime, seconds < 1 || seconds > DurationValue.longest {
+            throw .usage(
+                "\(.segmentTime) takes 1 s to \(DurationValue.text(DurationValue.longest)) s, not \(DurationValue.text(seconds))"
+            )
         }
         if let bytes = request.segmentSize, bytes < 1 << 20 {
             throw .usage("\(.segmentSize) takes 1M or more, not \(bytes) bytes")

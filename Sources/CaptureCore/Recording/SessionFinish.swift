@@ -105,7 +105,8 @@ extension RecordingSession {
             framesDropped: .init(late: path.late, corrupt: path.corrupt, gaps: path.gaps),
             framesSkippedAtStart: path.skippedAtStart,
             framesDuplicated: path.fillsEmptySlots || path.duplicated > 0 ? path.duplicated : nil,
-            start: Double(path.firstTime ?? 0) / 1e6)
+            // A first frame captured just before the start sits in slot 0: the stream starts at 0.
+            start: Double(max(0, path.firstTime ?? 0)) / 1e6)
         if path.copies {
             summary.pixelFormat = video.input.codec == "rawvideo" ? summary.pixelFormat : video.input.codec
         }

@@ -1,6 +1,10 @@
 /// Lengths of time as the command line takes them: `90` (seconds), `10m`, `1h`, `1h30m`, `1.5h`,
 /// `45s`.
 public enum DurationValue {
+    /// The longest length an option takes, in seconds (about 31 years, as `--duration`): beyond
+    /// it a time in microseconds no longer fits the 64-bit clock's arithmetic.
+    public static let longest = 1e9
+
     /// Seconds in `text`: numbers, each followed by `h`, `m` or `s` (hours, then minutes, then
     /// seconds, each at most once), or one bare number of seconds. Decimals are allowed.
     ///
