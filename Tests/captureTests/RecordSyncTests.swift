@@ -138,6 +138,7 @@ import Testing
         let summary = try #require(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         #expect(summary["start_offset"] as? Double == 0.001)
         #expect((summary["video"] as? [String: Any])?["frames_written"] as? Int == 30)
+        #expect((summary["video"] as? [String: Any])?["start"] as? Double == 0)
         let start = try ChildProcess.run(
             "ffprobe",
             ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=start_time", "-of", "csv=p=0", file])
