@@ -227,7 +227,7 @@ struct RecordCommand: Command {
         request.bitRate = try parsed("--bitrate", Self.bitRate, takes: "bits per second, e.g. 4M, 800k or 2500000")
         request.sampleRate = try number("--sample-rate", 1000...768_000)
         request.channels = try number("--channels", 1...64)
-        request.duration = try number("--duration", 0.001...1e9)
+        request.duration = try number("--duration", 0.001...DurationValue.longest)
         request.frames = try number("--frames", 1...Int(Int32.max))
         request.stallTimeout = try number("--stall-timeout", 0.1...3600.0) ?? 5
         request.also = arguments.values("--also")

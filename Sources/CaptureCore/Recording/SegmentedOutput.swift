@@ -17,10 +17,9 @@ import Glibc
 /// list skips, so its decoder starts primed, as at the start of the recording, rather than fading
 /// in over 10 ms (AAC) or 80 ms (Opus). Matroska has no such list: FFmpeg's muxer plays AAC's
 /// priming as time and moves the whole file by Opus's, so there each later file starts unprimed,
-/// in step. Once both
-/// streams have passed the cut, the old file is finished
-/// (trailer, an MP4's index moved to the front) on a thread of its own; `takeEvents` reports it and
-/// applies the retention policy. A recording with no video cuts at the first audio packet at or
+/// in step. Once both streams have passed the cut, the old file is finished (trailer, an MP4's
+/// index moved to the front) on a thread of its own; `takeEvents` reports it and applies the
+/// retention policy. A recording with no video cuts at the first audio packet at or
 /// after the boundary.
 ///
 /// Boundaries lie on a grid from the start of the recording (segment n ends at n times the
@@ -135,9 +134,8 @@ final class SegmentedOutput: @unchecked Sendable {
         if current.container.isVideo(index) { videoStreams.insert(index) }
         if case .encoder(let encoder) = source {
             if encoder.name.hasPrefix("pcm_") { pcmStreams.insert(index) }
-            if encoder.decoderPreroll > 0 && FastStartRewrite.muxers.contains(formatName) {
-                prerolls[index] = encoder.decoderPreroll
-            }
+            let preroll = encoder.decoderPreroll
+            if preroll > 0 && FastStartRewrite.muxers.contains(formatName) { prerolls[index] = preroll }
         }
         return index
     }
