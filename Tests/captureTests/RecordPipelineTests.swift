@@ -77,3 +77,37 @@ import Testing
         #expect(flags.filter { $0.hasPrefix("K") }.count == 2)
     }
 }
+
+/// A camera that hands over one capture twice (vivid's first frame, when its thread wakes early on
+/// a slow machine) once had the repeat take the next slot: every later frame then sat a slot
+/// early until the next gap, which it hid. The repeat is a duplicate, counted late; the frames
+/// after it keep their own times, and the gap stays a gap.
+@Suite struct RecordRepeatedFrameTests {
+    @Test func aFrameStampedTwiceIsADuplicateAndTheNextGapStays() throws {
+        let scratch = try RecordScratch()
+        let file = scratch.path("repeat.nut")
+        // Source frame 1 carries frame 0's time, every later one its own time less a frame:
+        // times 0, 0, 1, 2, ... in frames; frame 11 (time 10) is left out.
+        let graph = "testsrc2=size=160x120:rate=30,setpts='max(N-1\\,0)',select='not(eq(n\\,11))'"
+        let result = try BuiltBinary.run(
+            ["record", "--video", "lavfi:" + graph, "--codec", "raw", "--duration", "1", "--json", "--quiet", file])
+        #expect(result.status == 0, "\(result.stderr)")
+        let summary = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+        let video = summary?["video"] as? [String: Any]
+        let dropped = video?["frames_dropped"] as? [String: Int]
+        #expect(video?["frames_written"] as? Int == 29)
+        #expect(dropped == ["late": 1, "corrupt": 0, "gaps": 1])
+        // ffprobe's packet times: every slot of the second but the one left empty.
+        let times = try ChildProcess.run(
+            "ffprobe",
+            ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts_time", "-of", "csv=p=0", file])
+        let slots = times.stdout.split(separator: "\n").compactMap { Double($0) }.map { Int(($0 * 30).rounded()) }
+        #expect(slots == Array(0..<10) + Array(11..<30))
+        // Each slot holds the source's picture for that time: frame 0, then frame k + 1 in slot k.
+        let source = try RecordPipelineTests.frameHashes([
+            "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=30", "-frames:v", "31",
+        ])
+        let expected = [source[0]] + (1..<30).filter { $0 != 10 }.map { source[$0 + 1] }
+        #expect(try RecordPipelineTests.frameHashes(["-i", file]) == expected)
+    }
+}

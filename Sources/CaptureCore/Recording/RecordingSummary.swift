@@ -3,7 +3,8 @@
 public struct RecordingSummary: Codable, Hashable, Sendable {
     /// Frames that never reached the file, by cause.
     public struct Drops: Codable, Hashable, Sendable {
-        /// Discarded because the encoder fell behind, or a duplicate frame slot.
+        /// Discarded because the encoder fell behind, or duplicates: a second frame in one slot,
+        /// or one stamped with the same time as the frame before it.
         public var late: Int
         /// Empty or damaged buffers from the device.
         public var corrupt: Int

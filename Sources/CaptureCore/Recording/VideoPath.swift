@@ -208,6 +208,13 @@ final class VideoPath {
         }
         let previousUsable = lastUsableArrival
         lastUsableArrival = arrival
+        // A frame stamped with the very instant of the last one written is that capture again
+        // (vivid repeats its first frame when its thread wakes early on a slow machine): taking the
+        // next slot would push every later frame a slot early and hide the next gap.
+        if time == lastTime {
+            tally.countDuplicate()
+            return
+        }
         guard let slot = place(time) else {
             tally.countDuplicate()
             return
