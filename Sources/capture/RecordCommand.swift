@@ -61,7 +61,7 @@ struct RecordCommand: Command {
             .option(
                 "--codec", "codec", help: "Video codec: h264, raw or copy.",
                 default: "h264 for .mp4 .mov .mkv .h264, raw for .nut .avi .y4m",
-                kind: .choices(RecordingRequest.VideoCodec.allCases.map(\.rawValue))),
+                kind: .choices(VideoCodec.allCases.map(\.rawValue))),
             .option("--crf", "n", help: "H.264 quality, 0-51 (lower is better).", default: "23"),
             .option(
                 "--preset", "name", help: "H.264 speed preset, ultrafast ... veryslow.", default: "veryfast",
@@ -72,11 +72,11 @@ struct RecordCommand: Command {
             .option(
                 "--sample-format", "format", help: "PCM or FLAC sample format: s16, s24, s32 or flt.",
                 default: "the microphone's; FLAC at most s24",
-                kind: .choices(RecordingRequest.SampleFormat.allCases.map(\.rawValue))),
+                kind: .choices(SampleFormat.allCases.map(\.rawValue))),
             .option(
                 "--audio-codec", "codec", help: "Audio codec: aac, opus, pcm or flac.",
                 default: "aac for .mp4 .mov .m4a, pcm for .mkv .nut .avi .wav, flac for .flac, opus for .opus",
-                kind: .choices(RecordingRequest.AudioCodec.allCases.map(\.rawValue))),
+                kind: .choices(AudioCodec.allCases.map(\.rawValue))),
             .option(
                 "--maxrate", "rate",
                 help: "H.264 rate cap (x264 VBV), e.g. 3M, so a stream stays within what the link carries."),
@@ -199,19 +199,19 @@ struct RecordCommand: Command {
         request.inputFormat = arguments.value("--input-format")
         request.pixelFormat = arguments.value("--pixel-format")
         if let text = arguments.value("--codec") {
-            guard let codec = RecordingRequest.VideoCodec(rawValue: text) else {
+            guard let codec = VideoCodec(rawValue: text) else {
                 throw fail("--codec takes h264, raw or copy, not '\(text)'")
             }
             request.videoCodec = codec
         }
         if let text = arguments.value("--audio-codec") {
-            guard let codec = RecordingRequest.AudioCodec(rawValue: text) else {
+            guard let codec = AudioCodec(rawValue: text) else {
                 throw fail("--audio-codec takes aac, opus, pcm or flac, not '\(text)'")
             }
             request.audioCodec = codec
         }
         if let text = arguments.value("--sample-format") {
-            guard let format = RecordingRequest.SampleFormat(rawValue: text) else {
+            guard let format = SampleFormat(rawValue: text) else {
                 throw fail("--sample-format takes s16, s24, s32 or flt, not '\(text)'")
             }
             request.sampleFormat = format

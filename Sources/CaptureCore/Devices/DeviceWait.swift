@@ -42,8 +42,8 @@ public enum DeviceWait {
         for devices: [(name: DeviceName, kind: Device.Kind)], timeout: Double?, stop: StopSignal,
         report: (String) -> Void
     ) throws(CaptureError) -> Outcome {
-        let started = MonotonicClock.microseconds()
-        func elapsed() -> Double { Double(MonotonicClock.microseconds() - started) / 1e6 }
+        let started = SessionClock.now()
+        func elapsed() -> Double { Double(SessionClock.now() - started) / 1e6 }
         var watcher: FolderWatcher?
         for (name, kind) in devices {
             var waitedSince: Double?
@@ -51,7 +51,7 @@ public enum DeviceWait {
             // A `pulse:` source is looked up on a server, which a service started at boot may
             // come before: the server is awaited first, then the source on it.
             var serverWaitedSince: Double?
-            let limit = timeout.map { "up to \(seconds($0)) s" } ?? "until it appears"
+            let limit = timeout.map { "up to \(DurationValue.text($0)) s" } ?? "until it appears"
             while true {
                 if stop.isRequested { return .stopped }
                 if case .pulse(let source) = name, kind == .audio {
@@ -59,7 +59,7 @@ public enum DeviceWait {
                         if let timeout, elapsed() >= timeout {
                             throw .deviceNotFound(
                                 device: PulseDiscovery.display(source: source), valid: [],
-                                hint: "no PulseAudio server answered after waiting \(seconds(timeout)) s (\(.wait)); "
+                                hint: "no PulseAudio server answered after waiting \(DurationValue.text(timeout)) s (\(.wait)); "
                                     + "start pulseaudio or pipewire-pulse, or set PULSE_SERVER")
                         }
                         if serverWaitedSince == nil {
@@ -99,7 +99,7 @@ public enum DeviceWait {
                     if let timeout, elapsed() >= timeout {
                         throw .deviceNotFound(
                             device: device, valid: valid,
-                            hint: "still not there after waiting \(seconds(timeout)) s (\(.wait))"
+                            hint: "still not there after waiting \(DurationValue.text(timeout)) s (\(.wait))"
                                 + (hint.map { "; \($0)" } ?? ""))
                     }
                     if waitedSince == nil {
@@ -131,10 +131,6 @@ public enum DeviceWait {
     static func describe(_ name: DeviceName, _ kind: Device.Kind) -> String {
         "\(kind == .video ? "camera" : "microphone") \(name)"
     }
-
-    static func seconds(_ value: Double) -> String {
-        value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(cFormat: "%.1f", value)
-    }
 }
 
 /// Sleeps until something is created, renamed into, or changes its attributes in one of a few
@@ -163,9 +159,9 @@ final class FolderWatcher {
     /// Returns after `seconds`, on an event in a watched folder, or within a quarter second of a
     /// stop request (`poll(2)` in quarter-second slices, then the events are read and dropped).
     func wait(seconds: Double, stop: StopSignal) {
-        let deadline = MonotonicClock.microseconds() + Int64(seconds * 1e6)
+        let deadline = SessionClock.now() + Int64(seconds * 1e6)
         while !stop.isRequested {
-            let left = deadline - MonotonicClock.microseconds()
+            let left = deadline - SessionClock.now()
             if left <= 0 { break }
             if descriptor < 0 {
                 usleep(UInt32(min(left, 250_000)))

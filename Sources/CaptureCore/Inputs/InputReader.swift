@@ -288,7 +288,7 @@ final class InputReader: @unchecked Sendable {
     private static func gaveUp(device: String, reason: String, timeout: Double) -> CaptureError {
         .io(
             subject: device,
-            reason: "the device was lost (\(reason)) and did not come back within \(RecordingLoop.seconds(timeout)) s; "
+            reason: "the device was lost (\(reason)) and did not come back within \(DurationValue.text(timeout)) s; "
                 + "the file is finalized up to there")
     }
 

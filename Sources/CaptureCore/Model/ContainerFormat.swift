@@ -5,9 +5,9 @@ public struct ContainerFormat: Hashable, Sendable {
     /// FFmpeg's muxer name: `mp4`, `matroska`, `yuv4mpegpipe`.
     public let muxer: String
     /// The video codec when none is asked for; nil for audio-only containers.
-    public let defaultVideoCodec: RecordingRequest.VideoCodec?
+    public let defaultVideoCodec: VideoCodec?
     /// The audio codec when none is asked for; nil for video-only containers.
-    public let defaultAudioCodec: RecordingRequest.AudioCodec?
+    public let defaultAudioCodec: AudioCodec?
 
     public var holdsVideo: Bool { defaultVideoCodec != nil }
     public var holdsAudio: Bool { defaultAudioCodec != nil }

@@ -20,8 +20,8 @@ public enum RecordingPlanError: Error, Equatable, Sendable {
     case containerHoldsNoAudio(fileExtension: String, use: String)
     /// A codec the container cannot hold; `working` are the codecs it can, `others` the
     /// extensions that hold this codec.
-    case videoCodecNotInContainer(RecordingRequest.VideoCodec, fileExtension: String, working: [String], others: String)
-    case audioCodecNotInContainer(RecordingRequest.AudioCodec, fileExtension: String, working: [String], others: String)
+    case videoCodecNotInContainer(VideoCodec, fileExtension: String, working: [String], others: String)
+    case audioCodecNotInContainer(AudioCodec, fileExtension: String, working: [String], others: String)
     /// A source's packets (`codec`; `source` says whose: "the camera's") cannot be copied into
     /// this container; `working` are the codecs it can hold instead, `others` the extensions that
     /// hold the packets as they are.
@@ -30,7 +30,7 @@ public enum RecordingPlanError: Error, Equatable, Sendable {
     /// carries, `others` the extensions that carry this one.
     case pixelFormatNotInContainer(String, fileExtension: String, use: [String], others: String)
     /// A sample format with an audio codec that chooses its own (AAC, Opus).
-    case sampleFormatNotForCodec(RecordingRequest.AudioCodec)
+    case sampleFormatNotForCodec(AudioCodec)
     /// Camera controls without a V4L2 camera to set them on.
     case controlsNeedCamera
     /// Segments of a recording with no file (only streams).

@@ -78,7 +78,7 @@ public enum AudioFormatChoice {
     ///     converted; otherwise the usual order applies and the recorder converts.
     public static func choose(
         for probe: MicrophoneProbe, sampleRate: Int? = nil, channels: Int? = nil,
-        sampleFormat: RecordingRequest.SampleFormat? = nil
+        sampleFormat: SampleFormat? = nil
     )
         throws(CaptureError) -> AudioFormatPlan
     {
@@ -135,7 +135,7 @@ public enum AudioFormatChoice {
     }
 
     /// ``ffmpegFormats`` with the ALSA formats that hold `format` as they are moved to the front.
-    static func preferred(_ format: RecordingRequest.SampleFormat?) -> [(alsa: String, codec: String)] {
+    static func preferred(_ format: SampleFormat?) -> [(alsa: String, codec: String)] {
         let first: [String]
         switch format {
         case .s16?: first = ["S16_LE"]

@@ -2,7 +2,7 @@ import Dispatch
 import FoundationEssentials
 import Glibc
 
-/// A recording's file cut into a series of complete files (`RecordingPlan.Segments`), each with
+/// A recording's file cut into a series of complete files (`SegmentPlan`), each with
 /// the same streams, each starting at time 0 with a keyframe.
 ///
 /// Where a segment ends is decided before its last frames come out of the encoder: the video path
@@ -71,7 +71,7 @@ final class SegmentedOutput: @unchecked Sendable {
         }
     }
 
-    let plan: RecordingPlan.Segments
+    let plan: SegmentPlan
     let formatName: String
     let options: [String: String]
     let replacing: Bool
@@ -99,7 +99,7 @@ final class SegmentedOutput: @unchecked Sendable {
     private var inFlight: Set<String> = []
 
     /// Prepares the first segment's muxer; no file is created yet.
-    init(plan: RecordingPlan.Segments, formatName: String, options: [String: String], replacing: Bool)
+    init(plan: SegmentPlan, formatName: String, options: [String: String], replacing: Bool)
         throws(FFmpegError)
     {
         self.plan = plan

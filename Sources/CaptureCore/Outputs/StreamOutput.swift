@@ -299,7 +299,7 @@ final class StreamOutput: @unchecked Sendable {
                     let last = lastError ?? "connection lost"
                     let tried = lastAttemptError.map { " (last try: \($0))" } ?? ""
                     lastError =
-                        "\(last); no reconnect within \(RecordingLoop.seconds(settings.reconnectTimeout)) s\(tried)"
+                        "\(last); no reconnect within \(DurationValue.text(settings.reconnectTimeout)) s\(tried)"
                     events.append("\(target.printable): \(lastError!); the stream has ended")
                 }
                 return false
@@ -355,13 +355,13 @@ final class StreamOutput: @unchecked Sendable {
     /// "host not found", "no answer within 5 s", or FFmpeg's own words.
     private func cause(of error: FFmpegError, timeout: Double) -> String {
         if error.code == CFFmpeg_AVERROR_EXIT && !deadline.isAborted {
-            return "no answer within \(RecordingLoop.seconds(timeout)) s"
+            return "no answer within \(DurationValue.text(timeout)) s"
         }
         switch error.errno {
         case ECONNREFUSED: return "connection refused; is the server running and listening on that port?"
         case ECONNRESET: return "connection reset by the server"
         case EPIPE: return "the server closed the connection"
-        case ETIMEDOUT: return "no answer within \(RecordingLoop.seconds(timeout)) s"
+        case ETIMEDOUT: return "no answer within \(DurationValue.text(timeout)) s"
         case ENETUNREACH, EHOSTUNREACH: return "network unreachable"
         default: break
         }

@@ -1,64 +1,5 @@
 internal import CFFmpeg
 
-/// A channel layout as a value: a named FFmpeg layout (by its mask), or a channel count in
-/// unspecified order for counts that have no name.
-struct ChannelLayout: Hashable, Sendable {
-    /// The number of channels.
-    var channels: Int
-    /// The layout's channel mask (`AV_CHANNEL_ORDER_NATIVE`); nil: unspecified order.
-    var mask: UInt64?
-
-    /// FFmpeg's default layout for `channels` (`av_channel_layout_default`): mono, stereo, 2.1,
-    /// 4.0, 5.0, 5.1, 6.1, 7.1; unspecified order for any other count.
-    static func standard(_ channels: Int) -> ChannelLayout {
-        var layout = AVChannelLayout()
-        av_channel_layout_default(&layout, Int32(channels))
-        defer { av_channel_layout_uninit(&layout) }
-        return ChannelLayout(channels: channels, mask: layout.order == AV_CHANNEL_ORDER_NATIVE ? layout.u.mask : nil)
-    }
-
-    /// True when libswresample can mix `from` channels to `to`: both counts have a named default
-    /// layout (its rematrixing needs channel positions).
-    static func remixes(_ from: Int, _ to: Int) -> Bool {
-        from == to || (standard(from).mask != nil && standard(to).mask != nil)
-    }
-
-    /// The layouts an encoder may be asked for with `channels` channels, best first: FFmpeg's
-    /// default, the other named layouts of that count (`av_channel_layout_standard`; Opus wants
-    /// 3.0 and quad where the default is 2.1 and 4.0), then unspecified order.
-    static func candidates(_ channels: Int) -> [ChannelLayout] {
-        var result = [standard(channels)]
-        var opaque: UnsafeMutableRawPointer?
-        while let layout = av_channel_layout_standard(&opaque) {
-            let named = ChannelLayout(channels: Int(layout.pointee.nb_channels), mask: layout.pointee.u.mask)
-            if named.channels == channels && !result.contains(named) { result.append(named) }
-        }
-        let unspecified = ChannelLayout(channels: channels, mask: nil)
-        if !result.contains(unspecified) { result.append(unspecified) }
-        return result
-    }
-
-    /// The FFmpeg layout; the caller owns it (`av_channel_layout_uninit`, a no-op for these).
-    var av: AVChannelLayout {
-        var layout = AVChannelLayout()
-        if let mask {
-            av_channel_layout_from_mask(&layout, mask)
-        } else {
-            layout.order = AV_CHANNEL_ORDER_UNSPEC
-            layout.nb_channels = Int32(channels)
-        }
-        return layout
-    }
-
-    /// FFmpeg's name: `mono`, `stereo`, `4.0`, `5.1`, `10 channels` (`av_channel_layout_describe`).
-    var name: String {
-        var layout = av
-        var buffer = [CChar](repeating: 0, count: 64)
-        guard av_channel_layout_describe(&layout, &buffer, buffer.count) >= 0 else { return "\(channels) channels" }
-        return buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-    }
-}
-
 /// What the audio encoder writes: its name, sample format, rate and channel layout.
 ///
 /// Decided from what the codec takes and what the container holds before the recording opens any
@@ -93,7 +34,7 @@ enum AudioEncoderPlanner {
     /// The audio the encoder gets, after the recorder's own conversion.
     struct Input: Equatable {
         /// The input's sample format (what the device delivers), as `SampleFormat` names it.
-        var format: RecordingRequest.SampleFormat
+        var format: SampleFormat
         /// The rate to record, in Hz (requested or the device's).
         var sampleRate: Int
         /// The channel count to record (requested or the device's).
@@ -103,7 +44,7 @@ enum AudioEncoderPlanner {
     /// The `SampleFormat` class of an FFmpeg PCM codec name (`pcm_s24le` is s24), or of a
     /// sample format name (`s32p` is s32); 8-bit and companded formats count as s16, 64-bit
     /// float as flt.
-    static func format(ofCodec name: String) -> RecordingRequest.SampleFormat {
+    static func format(ofCodec name: String) -> SampleFormat {
         let body = name.hasPrefix("pcm_") ? String(name.dropFirst(4)) : name
         if body.hasPrefix("s24") || body.hasPrefix("u24") { return .s24 }
         if body.hasPrefix("s32") || body.hasPrefix("u32") { return .s32 }
@@ -114,12 +55,12 @@ enum AudioEncoderPlanner {
     }
 
     /// The extensions of the containers that hold PCM in `format`, for a message: `.mkv, .wav`.
-    static func containers(holdingPCM format: RecordingRequest.SampleFormat) -> String {
+    static func containers(holdingPCM format: SampleFormat) -> String {
         ContainerFormat.extensions { $0.holdsAudio && CodecChoice.holds($0, pcm(format).codec) }
     }
 
     /// The PCM codec, encoder sample format and significant bits of each sample format.
-    static func pcm(_ format: RecordingRequest.SampleFormat) -> (codec: AVCodecID, sample: AVSampleFormat, bits: Int) {
+    static func pcm(_ format: SampleFormat) -> (codec: AVCodecID, sample: AVSampleFormat, bits: Int) {
         switch format {
         case .s16: (AV_CODEC_ID_PCM_S16LE, AV_SAMPLE_FMT_S16, 0)
         case .s24: (AV_CODEC_ID_PCM_S24LE, AV_SAMPLE_FMT_S32, 24)
@@ -137,8 +78,8 @@ enum AudioEncoderPlanner {
     ///   `.notSupported` (69) for a channel count the encoder cannot hold, naming the counts it
     ///   takes and how to keep them all.
     static func plan(
-        codec: RecordingRequest.AudioCodec, container: ContainerFormat, input: Input,
-        requested: RecordingRequest.SampleFormat?, device: String
+        codec: AudioCodec, container: ContainerFormat, input: Input,
+        requested: SampleFormat?, device: String
     ) throws(CaptureError) -> AudioEncoderPlan {
         var plan: AudioEncoderPlan
         switch codec {
@@ -160,10 +101,10 @@ enum AudioEncoderPlanner {
                 bitRate: codec == .aac ? (input.channels == 1 ? 96_000 : 64_000 * min(input.channels, 8)) : 0,
                 writtenFormat: repairedString(av_get_sample_fmt_name(sample)) ?? "?")
         case .pcm:
-            let held = RecordingRequest.SampleFormat.allCases.filter {
+            let held = SampleFormat.allCases.filter {
                 CodecChoice.holds(container, pcm($0).codec)
             }
-            let chosen: RecordingRequest.SampleFormat
+            let chosen: SampleFormat
             if let requested {
                 guard held.contains(requested) else {
                     throw .usage(
@@ -173,7 +114,7 @@ enum AudioEncoderPlanner {
                 chosen = requested
             } else {
                 // The input's own format, else the nearest the container holds without losing more.
-                let order: [RecordingRequest.SampleFormat] =
+                let order: [SampleFormat] =
                     switch input.format {
                     case .s16: [.s16]
                     case .s24: [.s24, .s32, .flt, .s16]
@@ -197,7 +138,7 @@ enum AudioEncoderPlanner {
                     "FLAC holds at most 24-bit integer samples; use \(.sampleFormat, "s24") or s16, or \(.audioCodec, "pcm") for \(requested.rawValue)\(elsewhere)"
                 )
             }
-            let chosen: RecordingRequest.SampleFormat = (requested ?? input.format) == .s16 ? .s16 : .s24
+            let chosen: SampleFormat = (requested ?? input.format) == .s16 ? .s16 : .s24
             plan = AudioEncoderPlan(
                 encoder: "flac", sampleFormat: chosen == .s16 ? AV_SAMPLE_FMT_S16 : AV_SAMPLE_FMT_S32,
                 bitsPerRawSample: chosen == .s16 ? 0 : 24, sampleRate: input.sampleRate,

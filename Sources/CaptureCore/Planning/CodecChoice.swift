@@ -4,7 +4,7 @@ internal import CFFmpeg
 /// container can hold it (`avformat_query_codec`).
 enum CodecChoice {
     /// The codec id a video choice writes into `container`; nil for `copy` (the input's).
-    static func codecID(_ codec: RecordingRequest.VideoCodec, in container: ContainerFormat) -> AVCodecID? {
+    static func codecID(_ codec: VideoCodec, in container: ContainerFormat) -> AVCodecID? {
         switch codec {
         case .h264: AV_CODEC_ID_H264
         // The YUV4MPEG muxer takes whole frames wrapped in packets, not raw bytes.
@@ -14,7 +14,7 @@ enum CodecChoice {
     }
 
     /// The encoder behind a video choice.
-    static func encoderName(_ codec: RecordingRequest.VideoCodec, in container: ContainerFormat) -> String {
+    static func encoderName(_ codec: VideoCodec, in container: ContainerFormat) -> String {
         switch codec {
         case .h264: "libx264"
         case .raw: container.muxer == "yuv4mpegpipe" ? "wrapped_avframe" : "rawvideo"
@@ -23,7 +23,7 @@ enum CodecChoice {
     }
 
     /// The codec id an audio choice writes; PCM stands for its 16-bit form here.
-    static func codecID(_ codec: RecordingRequest.AudioCodec) -> AVCodecID {
+    static func codecID(_ codec: AudioCodec) -> AVCodecID {
         switch codec {
         case .aac: AV_CODEC_ID_AAC
         case .opus: AV_CODEC_ID_OPUS
@@ -43,7 +43,7 @@ enum CodecChoice {
     ///   containers that would hold the codec.
     /// `pixelFormat` is the one asked for, if any: where raw video can go depends on it.
     static func validate(
-        video: RecordingRequest.VideoCodec?, pixelFormat: String? = nil, audio: RecordingRequest.AudioCodec?,
+        video: VideoCodec?, pixelFormat: String? = nil, audio: AudioCodec?,
         in container: ContainerFormat
     ) throws(RecordingPlanError) {
         let ext = container.fileExtension
@@ -54,7 +54,7 @@ enum CodecChoice {
                     use: ContainerFormat.extensions { $0.holdsVideo && (audio == nil || $0.holdsAudio) })
             }
             if let id = codecID(video, in: container), !holds(container, id) {
-                let working = RecordingRequest.VideoCodec.allCases.filter { codec in
+                let working = VideoCodec.allCases.filter { codec in
                     codecID(codec, in: container).map { holds(container, $0) } ?? false
                 }
                 // Raw pictures go only where their pixel format reads back (NUT for any camera's).
@@ -75,7 +75,7 @@ enum CodecChoice {
                     fileExtension: ext, use: ContainerFormat.extensions { $0.holdsAudio && $0.holdsVideo })
             }
             if !holds(container, codecID(audio)) {
-                let working = RecordingRequest.AudioCodec.allCases.filter { holds(container, codecID($0)) }
+                let working = AudioCodec.allCases.filter { holds(container, codecID($0)) }
                 // With video, an audio-only container is no way out.
                 let others = ContainerFormat.extensions {
                     $0.holdsAudio && (video == nil || $0.holdsVideo) && holds($0, codecID(audio))
@@ -91,7 +91,7 @@ enum CodecChoice {
     static func copyAlternatives(codec name: String, in container: ContainerFormat) -> (
         working: [String], others: String
     ) {
-        let working = RecordingRequest.VideoCodec.allCases.filter { codec in
+        let working = VideoCodec.allCases.filter { codec in
             codecID(codec, in: container).map { holds(container, $0) } ?? false
         }
         guard let descriptor = avcodec_descriptor_get_by_name(name) else { return (working.map(\.rawValue), "") }

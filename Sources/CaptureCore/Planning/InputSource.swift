@@ -29,7 +29,7 @@ struct InputSource: Sendable {
     struct AudioWish: Hashable, Sendable {
         var sampleRate: Int?
         var channels: Int?
-        var sampleFormat: RecordingRequest.SampleFormat?
+        var sampleFormat: SampleFormat?
     }
 
     /// The input for `device` as a source of `kind`, from what its probe reported. Pure: nothing

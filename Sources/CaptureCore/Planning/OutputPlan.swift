@@ -116,14 +116,14 @@ public struct OutputPlan: Sendable {
 
     /// What the streaming containers carry, as servers and players take it: FFmpeg's MPEG-TS muxer
     /// declares no codec table, and FLV's table lists codecs no server expects.
-    static let carried: [String: (video: Set<RecordingRequest.VideoCodec>, audio: Set<RecordingRequest.AudioCodec>)] = [
+    static let carried: [String: (video: Set<VideoCodec>, audio: Set<AudioCodec>)] = [
         "flv": ([.h264], [.aac]),
         "mpegts": ([.h264], [.aac, .opus]),
     ]
 
     /// Checks that every stream can carry the chosen codecs (FLV: H.264 and AAC; MPEG-TS: H.264,
     /// AAC, Opus; another container: what FFmpeg says it holds).
-    func checkStreams(video: RecordingRequest.VideoCodec?, audio: RecordingRequest.AudioCodec?) throws(CaptureError) {
+    func checkStreams(video: VideoCodec?, audio: AudioCodec?) throws(CaptureError) {
         for stream in streams {
             let carrier = ContainerFormat(
                 fileExtension: stream.muxer, muxer: stream.muxer, defaultVideoCodec: .h264, defaultAudioCodec: .aac)

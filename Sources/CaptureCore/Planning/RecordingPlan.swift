@@ -36,18 +36,7 @@ public struct RecordingPlan: Sendable {
     /// Camera controls to set before the camera streams; nil when none are asked.
     public var controls: Controls?
     /// How the file is cut into a series of files; nil: one file.
-    public var segments: Segments?
-
-    /// A series of files instead of one: each complete on its own, cut at a keyframe once it is
-    /// `seconds` long or holds `bytes`.
-    public struct Segments: Sendable {
-        /// How the files are named (`output` is its pattern).
-        public var template: OutputTemplate
-        public var seconds: Double?
-        public var bytes: Int64?
-        /// Which finished files to delete as the series grows.
-        public var retention: RetentionPolicy
-    }
+    public var segments: SegmentPlan?
 
     /// The camera or video source and what becomes of its frames.
     public struct Video: Sendable {
@@ -58,9 +47,9 @@ public struct RecordingPlan: Sendable {
         public var mode: VideoMode? { source.mode }
         /// What is written: `.copy` also when H.264 encoding meets a camera sending H.264 of its
         /// own and nothing asks for re-encoding (`copiesCameraStream`).
-        public var codec: RecordingRequest.VideoCodec
+        public var codec: VideoCodec
         /// The codec asked for (or the container's default), as the summary names the encoder.
-        public var requestedCodec: RecordingRequest.VideoCodec
+        public var requestedCodec: VideoCodec
         /// The frame rate asked for, in frames per second; nil: the device's choice.
         public var requestedFrameRate: Rational?
         /// The pixel format asked for; nil: yuv420p for H.264, the input's for raw.
@@ -75,12 +64,12 @@ public struct RecordingPlan: Sendable {
     public struct Audio: Sendable {
         public var device: Device
         var source: InputSource
-        public var codec: RecordingRequest.AudioCodec
+        public var codec: AudioCodec
         /// The sample rate (Hz) and channel count asked for; nil: the device's.
         public var sampleRate: Int?
         public var channels: Int?
         /// The sample format asked for PCM or FLAC.
-        public var sampleFormat: RecordingRequest.SampleFormat?
+        public var sampleFormat: SampleFormat?
         /// The encoder, when the device reported its format (microphones); for the test tone and
         /// lavfi graphs it is planned once the input is open and says what it delivers.
         var encoder: AudioEncoderPlan?

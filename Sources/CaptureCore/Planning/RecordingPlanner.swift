@@ -148,7 +148,7 @@ public enum RecordingPlanner {
         let template = try OutputTemplate(file, utc: request.utc)
         if !template.numbersFiles, let seconds = request.segmentTime, seconds < template.finestPeriod ?? .infinity {
             throw .usage(
-                "\(file): its names change \(template.finestPeriod.map { "every \(RecordingLoop.seconds($0)) s" } ?? "never"), "
+                "\(file): its names change \(template.finestPeriod.map { "every \(DurationValue.text($0)) s" } ?? "never"), "
                     + "less often than segments start; add %n, or a finer time field")
         }
         return template
@@ -253,7 +253,7 @@ public enum RecordingPlanner {
     /// it is: nothing asks for re-encoding (no crf, bit rate, preset or pixel format), so a decode
     /// and a second lossy encode would only cost CPU and quality.
     static func copiesCameraStream(
-        _ codec: RecordingRequest.VideoCodec, cameraFormat: String, width: Int, height: Int, request: RecordingRequest
+        _ codec: VideoCodec, cameraFormat: String, width: Int, height: Int, request: RecordingRequest
     ) -> Bool {
         codec == .h264 && cameraFormat == "h264" && request.crf == nil && request.bitRate == nil
             && request.preset == nil && request.pixelFormat == nil && width % 2 == 0 && height % 2 == 0

@@ -3,33 +3,6 @@
 /// Devices are names as the user typed them; the recorder resolves them. Nil means "choose":
 /// the container's default codec, the device's native size, rate and format.
 public struct RecordingRequest: Sendable {
-    /// How video is written.
-    public enum VideoCodec: String, Sendable, CaseIterable, Codable {
-        /// H.264 through libx264.
-        case h264
-        /// The frames as the device delivers them, uncompressed.
-        case raw
-        /// The device's compressed packets (MJPEG, H.264) as they are.
-        case copy
-    }
-
-    /// How audio is written.
-    public enum AudioCodec: String, Sendable, CaseIterable, Codable {
-        case aac, opus, pcm, flac
-    }
-
-    /// The sample format PCM and FLAC audio is written in (`SampleFormat`).
-    public enum SampleFormat: String, Sendable, CaseIterable, Codable {
-        /// 16-bit integer.
-        case s16
-        /// 24-bit integer (3 bytes a sample in PCM, `pcm_s24le`).
-        case s24
-        /// 32-bit integer.
-        case s32
-        /// 32-bit float.
-        case flt
-    }
-
     /// The camera or video source; nil for audio only.
     public var video: DeviceName?
     /// The microphone or audio source; nil for video only.

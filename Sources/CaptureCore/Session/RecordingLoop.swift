@@ -169,7 +169,7 @@ struct RecordingLoop {
             let reader = s.reader(lane: stalled.lane)
             let failing = stalled.lacking == "no data" ? reader?.failingReads : nil
             let lacking = failing?.lacking ?? stalled.lacking
-            let reason = "\(lacking) for \(Self.seconds(s.plan.stallTimeout)) s; the device stalled"
+            let reason = "\(lacking) for \(DurationValue.text(s.plan.stallTimeout)) s; the device stalled"
             if reader?.freeStalled(reason: reason) != true {
                 throw LoopEnd(
                     error: StallWatch.error(
@@ -304,7 +304,7 @@ struct RecordingLoop {
             let names = [s.video?.device, s.audio?.device].compactMap { $0 }
             throw .io(
                 subject: names.joined(separator: ", "),
-                reason: "no data within \(Self.seconds(s.plan.stallTimeout)) s; the device stalled")
+                reason: "no data within \(DurationValue.text(s.plan.stallTimeout)) s; the device stalled")
         }
         let earliest = firstTimes.compactMap { $0 }.min() ?? latest
         return (min(latest, max(earliest, startedAt + Self.lateStartAllowance)), startedAt, offset)
@@ -328,8 +328,4 @@ struct RecordingLoop {
 
     /// Seconds to the millisecond, for events.
     static func rounded(_ seconds: Double) -> Double { (seconds * 1000).rounded() / 1000 }
-
-    static func seconds(_ value: Double) -> String {
-        value == value.rounded() ? "\(Int(value))" : String(cFormat: "%.1f", value)
-    }
 }

@@ -37,7 +37,7 @@ struct StallWatch {
     static func error(device: String, lacking: String, timeout: Double, fileWritten: Bool) -> CaptureError {
         .io(
             subject: device,
-            reason: "\(lacking) for \(RecordingLoop.seconds(timeout)) s; the device stalled. "
+            reason: "\(lacking) for \(DurationValue.text(timeout)) s; the device stalled. "
                 + (fileWritten ? "The file is finalized up to there" : "Nothing was recorded; no file was written"))
     }
 }

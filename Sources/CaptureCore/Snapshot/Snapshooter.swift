@@ -56,12 +56,12 @@ public final class Snapshooter {
         // has sent nothing for the stall timeout (the flag's deadline, moved on by every packet).
         let interrupt = stop.interrupt
         let limit = Int64(request.stallTimeout * 1e6)
-        var lastFed = MonotonicClock.microseconds()
+        var lastFed = SessionClock.now()
         func fed() {
-            lastFed = MonotonicClock.microseconds()
+            lastFed = SessionClock.now()
             interrupt.setDeadline(lastFed + limit)
         }
-        func stalled() -> Bool { !stop.isRequested && MonotonicClock.microseconds() >= lastFed + limit }
+        func stalled() -> Bool { !stop.isRequested && SessionClock.now() >= lastFed + limit }
         fed()
         defer { interrupt.clearDeadline() }
         let source = try InputSource.make(
@@ -80,7 +80,7 @@ public final class Snapshooter {
             if stalled() {
                 throw .io(
                     subject: source.url,
-                    reason: "it did not open within \(Self.seconds(request.stallTimeout)) s; the device stalled")
+                    reason: "it did not open within \(DurationValue.text(request.stallTimeout)) s; the device stalled")
             }
             throw error
         }
@@ -124,7 +124,7 @@ public final class Snapshooter {
         var firstTime: Double?
         var firstStillTime: Double?
         var undecodable = 0
-        let started = MonotonicClock.microseconds()
+        let started = SessionClock.now()
         // Intra-only streams (raw, MJPEG) decode a picture from its own packet; others need every
         // packet from a keyframe on.
         let decodesAll = !info.isIntraOnly
@@ -150,11 +150,11 @@ public final class Snapshooter {
                         throw .io(
                             subject: source.url,
                             reason: failing.map {
-                                "\($0.lacking) for \(Self.seconds(request.stallTimeout)) s; the device stalled"
-                            } ?? "no frame within \(Self.seconds(request.stallTimeout)) s; the device stalled")
+                                "\($0.lacking) for \(DurationValue.text(request.stallTimeout)) s; the device stalled"
+                            } ?? "no frame within \(DurationValue.text(request.stallTimeout)) s; the device stalled")
                     }
                     if ReadRetry.isTransient(error, device: device) {
-                        let now = MonotonicClock.microseconds()
+                        let now = SessionClock.now()
                         if failing == nil { failing = ReadRetry(at: now, error: error) } else { failing!.add(at: now) }
                         usleep(ReadRetry.pause)
                         continue
@@ -172,7 +172,7 @@ public final class Snapshooter {
                 failing = nil
                 fed()
                 let time =
-                    packet.pts.map { Double($0) * timeBase } ?? Double(MonotonicClock.microseconds() - started) / 1e6
+                    packet.pts.map { Double($0) * timeBase } ?? Double(SessionClock.now() - started) / 1e6
                 let first = firstTime ?? time
                 firstTime = first
                 let number = delivered
@@ -286,9 +286,5 @@ public final class Snapshooter {
     private static func timeless(_ template: OutputTemplate) -> Bool {
         template.fileName.replacing("%%", with: "").replacing("%n", with: "")
             .contains("%") == false
-    }
-
-    static func seconds(_ value: Double) -> String {
-        value == value.rounded() ? String(Int(value)) : String(value)
     }
 }

@@ -5,6 +5,7 @@ import Glibc
 ///
 /// Every packet's timestamp is moved onto this clock as it is read, whichever clock its device
 /// stamps with, so that camera and microphone can be compared and the recording starts at zero.
+/// Timeouts and waits use it too: a change of the wall clock must not stretch them.
 enum SessionClock {
     /// Now on CLOCK_MONOTONIC, in microseconds.
     static func now() -> Int64 { read(CLOCK_MONOTONIC) }

@@ -5,7 +5,7 @@ import Testing
 
 @Suite struct ContainerFormatTests {
     @Test(arguments: [
-        ("a.mp4", "mp4", RecordingRequest.VideoCodec?.some(.h264), RecordingRequest.AudioCodec?.some(.aac)),
+        ("a.mp4", "mp4", VideoCodec?.some(.h264), AudioCodec?.some(.aac)),
         ("dir.v1/B.MKV", "matroska", .h264, .pcm),
         ("x.nut", "nut", .raw, .pcm),
         ("x.avi", "avi", .raw, .pcm),
@@ -18,7 +18,7 @@ import Testing
         ("x.mov", "mov", .h264, .aac),
     ])
     func extensionChoosesMuxerAndDefaults(
-        path: String, muxer: String, video: RecordingRequest.VideoCodec?, audio: RecordingRequest.AudioCodec?
+        path: String, muxer: String, video: VideoCodec?, audio: AudioCodec?
     ) throws {
         let format = try ContainerFormat.forPath(path)
         #expect(format.muxer == muxer)

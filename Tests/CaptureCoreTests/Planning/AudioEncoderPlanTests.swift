@@ -8,8 +8,8 @@ import Testing
     static func container(_ ext: String) throws -> ContainerFormat { try ContainerFormat.forPath("x.\(ext)") }
 
     static func plan(
-        _ codec: RecordingRequest.AudioCodec, _ ext: String, _ format: RecordingRequest.SampleFormat,
-        rate: Int = 48000, channels: Int = 2, requested: RecordingRequest.SampleFormat? = nil
+        _ codec: AudioCodec, _ ext: String, _ format: SampleFormat,
+        rate: Int = 48000, channels: Int = 2, requested: SampleFormat? = nil
     ) throws -> AudioEncoderPlan {
         try AudioEncoderPlanner.plan(
             codec: codec, container: container(ext),
@@ -17,17 +17,17 @@ import Testing
     }
 
     @Test(arguments: [
-        ("pcm_s16le", RecordingRequest.SampleFormat.s16), ("pcm_s24le", .s24), ("pcm_s32le", .s32),
+        ("pcm_s16le", SampleFormat.s16), ("pcm_s24le", .s24), ("pcm_s32le", .s32),
         ("pcm_f32le", .flt), ("pcm_f64le", .flt), ("pcm_u8", .s16), ("pcm_s24be", .s24), ("s32p", .s32),
     ])
-    func inputFormatsAreClassified(codec: String, format: RecordingRequest.SampleFormat) {
+    func inputFormatsAreClassified(codec: String, format: SampleFormat) {
         #expect(AudioEncoderPlanner.format(ofCodec: codec) == format)
     }
 
     @Test(arguments: [
-        (RecordingRequest.SampleFormat.s16, "pcm_s16le"), (.s24, "pcm_s24le"), (.s32, "pcm_s32le"), (.flt, "pcm_f32le"),
+        (SampleFormat.s16, "pcm_s16le"), (.s24, "pcm_s24le"), (.s32, "pcm_s32le"), (.flt, "pcm_f32le"),
     ])
-    func pcmKeepsTheMicrophonesFormat(format: RecordingRequest.SampleFormat, encoder: String) throws {
+    func pcmKeepsTheMicrophonesFormat(format: SampleFormat, encoder: String) throws {
         for ext in ["wav", "mkv", "nut", "mov"] {
             let plan = try Self.plan(.pcm, ext, format)
             #expect(plan.encoder == encoder, "\(ext)")
@@ -45,12 +45,12 @@ import Testing
 
     @Test func flacKeepsUpTo24Bits() throws {
         #expect(try Self.plan(.flac, "flac", .s16).writtenFormat == "s16")
-        for format in [RecordingRequest.SampleFormat.s24, .s32, .flt] {
+        for format in [SampleFormat.s24, .s32, .flt] {
             let plan = try Self.plan(.flac, "flac", format)
             #expect(plan.writtenFormat == "s24")
             #expect(plan.bitsPerRawSample == 24)
         }
-        for format in [RecordingRequest.SampleFormat.s32, .flt] {
+        for format in [SampleFormat.s32, .flt] {
             #expect(throws: CaptureError.self) { try Self.plan(.flac, "flac", .s32, requested: format) }
         }
     }
@@ -75,7 +75,7 @@ import Testing
     }
 
     @Test func channelCountsTheEncoderCannotHoldAreRefusedWithTheWayOut() throws {
-        for (codec, ext) in [(RecordingRequest.AudioCodec.aac, "m4a"), (.opus, "opus"), (.flac, "flac")] {
+        for (codec, ext) in [(AudioCodec.aac, "m4a"), (.opus, "opus"), (.flac, "flac")] {
             do {
                 _ = try Self.plan(codec, ext, .s16, channels: 10)
                 Issue.record("\(codec) took 10 channels")

@@ -5,7 +5,7 @@ import Testing
 
 @Suite struct CodecChoiceTests {
     @Test(arguments: [
-        ("mp4", RecordingRequest.VideoCodec?.some(.h264), RecordingRequest.AudioCodec?.some(.aac), true),
+        ("mp4", VideoCodec?.some(.h264), AudioCodec?.some(.aac), true),
         ("mp4", .h264, .opus, true),
         ("mp4", .raw, nil, false),
         ("mp4", .h264, .pcm, false),
@@ -30,7 +30,7 @@ import Testing
         ("m4a", .h264, .aac, false),
     ])
     func containerHoldsCodec(
-        ext: String, video: RecordingRequest.VideoCodec?, audio: RecordingRequest.AudioCodec?, ok: Bool
+        ext: String, video: VideoCodec?, audio: AudioCodec?, ok: Bool
     ) throws {
         let container = try ContainerFormat.forPath("x.\(ext)")
         var accepted = true
