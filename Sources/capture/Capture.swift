@@ -42,7 +42,7 @@ enum Capture {
         // A full disk or a closed pipe on stdout fails the command rather than passing silently.
         if status == 0, let problem = standardOutputFailure() {
             printError("Error: stdout: writing failed: \(problem)\n")
-            status = 1
+            status = ExitCode.failure.rawValue
         }
         fflush(nil)
         exit(status)
@@ -51,7 +51,7 @@ enum Capture {
     static func run(_ arguments: [String]) -> Int32 {
         guard let first = arguments.first else {
             printError(Help.text(spec))
-            return 64
+            return ExitCode.usage.rawValue
         }
         if first == "--version" {
             print(versionText())
@@ -99,7 +99,7 @@ enum Capture {
             }
         } catch {
             printError("Error: \(error)\n")
-            return 1
+            return ExitCode.failure.rawValue
         }
     }
 
@@ -136,7 +136,7 @@ enum Capture {
 
     static func usageFailure(_ error: UsageError) -> Int32 {
         printError(Help.usageError(error))
-        return 64
+        return ExitCode.usage.rawValue
     }
 }
 

@@ -1,22 +1,8 @@
-/// The exit statuses of `capture`, in one table: the root help and the manual page print it.
+import CaptureCore
+
+/// The exit statuses of `capture` (`ExitCode`) as a table: the root help and the manual page print it.
 enum ExitStatus {
-    static let table: [(code: Int32, meaning: String)] = [
-        (0, "success (also a recording stopped by SIGINT, SIGTERM or SIGHUP once its file was finalized)"),
-        (1, "other failure"),
-        (64, "usage error"),
-        (66, "device not found, or an input file (a controls profile) not found"),
-        (
-            69,
-            "the device cannot do what was asked (format, size, rate, channels), or its sound server is not running"
-        ),
-        (73, "the output exists (without --force) or cannot be created"),
-        (
-            74,
-            "I/O error while recording (device lost or stalled, disk full); the file is finalized up to there"
-        ),
-        (75, "device busy"),
-        (77, "permission denied"),
-    ]
+    static let table: [(code: Int32, meaning: String)] = ExitCode.allCases.map { ($0.rawValue, $0.meaning) }
 
     /// The table as the root help shows it: the code in four columns, the meaning wrapped beneath.
     static var helpText: String {

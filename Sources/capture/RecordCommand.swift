@@ -333,7 +333,7 @@ struct RecordCommand: Command {
         if let problem = standardOutputFailure() {
             printError(
                 "Error: stdout: writing the summary failed: \(problem); the recording is at \(result.summary.output)\n")
-            return 74
+            return ExitCode.ioError.rawValue
         }
         return 0
     }

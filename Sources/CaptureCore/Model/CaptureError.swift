@@ -37,19 +37,21 @@ public enum CaptureError: Error, Equatable, Sendable, CustomStringConvertible {
     case plan(RecordingPlanError)
 
     /// The process exit status for this error.
-    public var exitCode: Int32 {
+    public var code: ExitCode {
         switch self {
-        case .usage: 64
-        case .deviceNotFound, .wrongKind, .fileNotFound: 66
-        case .notSupported, .unreachable: 69
-        case .outputExists, .cannotCreate: 73
-        case .io: 74
-        case .busy: 75
-        case .permissionDenied: 77
-        case .failed: 1
-        case .plan(let error): error.exitCode
+        case .usage, .plan: .usage
+        case .deviceNotFound, .wrongKind, .fileNotFound: .notFound
+        case .notSupported, .unreachable: .unavailable
+        case .outputExists, .cannotCreate: .cannotCreate
+        case .io: .ioError
+        case .busy: .busy
+        case .permissionDenied: .permissionDenied
+        case .failed: .failure
         }
     }
+
+    /// `code` as the process exits with it.
+    public var exitCode: Int32 { code.rawValue }
 
     /// One line for the user, without the `Error: ` prefix, options in plain words.
     public var description: String { message.description }

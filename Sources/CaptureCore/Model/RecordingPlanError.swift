@@ -38,9 +38,6 @@ public enum RecordingPlanError: Error, Equatable, Sendable {
     /// A retention option (`keep`, `maxTotalSize`) or UTC names without segments.
     case needsSegments(RequestOption)
 
-    /// The exit status: 64 (EX_USAGE), the request itself is wrong.
-    public var exitCode: Int32 { 64 }
-
     /// One line, options as `RequestOption` values.
     public var message: OptionText {
         switch self {
