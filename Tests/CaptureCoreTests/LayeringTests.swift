@@ -45,7 +45,9 @@ import Testing
                 .replacing(/Swift\.\w+/, with: "")
             let named = Set(code.matches(of: /\b[A-Z]\w*\b/).map { String($0.output) })
             for type in named.sorted() {
-                guard let folder = owner[type], let above = order.firstIndex(of: folder), above > level else { continue }
+                guard let folder = owner[type], let above = order.firstIndex(of: folder), above > level else {
+                    continue
+                }
                 found.append("\(file.name) names \(type) of \(folder)")
             }
         }

@@ -59,8 +59,8 @@ public enum DeviceWait {
                         if let timeout, elapsed() >= timeout {
                             throw .deviceNotFound(
                                 device: PulseDiscovery.display(source: source), valid: [],
-                                hint: "no PulseAudio server answered after waiting \(DurationValue.text(timeout)) s (\(.wait)); "
-                                    + "start pulseaudio or pipewire-pulse, or set PULSE_SERVER")
+                                hint: "no PulseAudio server answered after waiting \(DurationValue.text(timeout)) s "
+                                    + "(\(.wait)); start pulseaudio or pipewire-pulse, or set PULSE_SERVER")
                         }
                         if serverWaitedSince == nil {
                             serverWaitedSince = elapsed()

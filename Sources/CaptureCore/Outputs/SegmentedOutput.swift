@@ -28,12 +28,6 @@ import Glibc
 /// Threads: everything but the finishing runs on the recording loop's thread; the finishers
 /// share only `lock`'s state.
 final class SegmentedOutput: @unchecked Sendable {
-    /// What feeds an output stream; every segment adds the same streams in the same order.
-    enum Source {
-        case encoder(Encoder)
-        case copy(InputContainer, stream: Int, timeBase: Rational)
-    }
-
     /// One file of the series. Used by the loop's thread until it is handed whole to a finisher,
     /// after which nothing else touches it.
     final class Segment: @unchecked Sendable {
@@ -75,7 +69,7 @@ final class SegmentedOutput: @unchecked Sendable {
     let formatName: String
     let options: [String: String]
     let replacing: Bool
-    private var sources: [Source] = []
+    private var sources: [StreamSource] = []
     private var videoStreams: Set<Int> = []
     /// Streams of raw PCM, whose packets are cut at the very sample where a segment starts.
     private var pcmStreams: Set<Int> = []
@@ -128,7 +122,7 @@ final class SegmentedOutput: @unchecked Sendable {
     /// Adds a stream to the first segment, and to every later one when it opens.
     ///
     /// - Returns: the stream's index.
-    func addStream(_ source: Source) throws(FFmpegError) -> Int {
+    func addStream(_ source: StreamSource) throws(FFmpegError) -> Int {
         sources.append(source)
         let index = try add(source, index: sources.count - 1, to: current.container)
         if current.container.isVideo(index) { videoStreams.insert(index) }
@@ -140,7 +134,7 @@ final class SegmentedOutput: @unchecked Sendable {
         return index
     }
 
-    private func add(_ source: Source, index: Int, to container: OutputContainer) throws(FFmpegError) -> Int {
+    private func add(_ source: StreamSource, index: Int, to container: OutputContainer) throws(FFmpegError) -> Int {
         switch source {
         case .encoder(let encoder):
             // The first file keeps the encoder's own priming; a later one has its pre-roll, or none.
@@ -449,7 +443,7 @@ final class SegmentedOutput: @unchecked Sendable {
     /// Finishes every open segment (on the caller's thread) and waits for those being finished.
     ///
     /// - Returns: the first error, if finishing one failed.
-    func finish() -> CaptureError? {
+    func finishSeries() -> CaptureError? {
         // The ones being finished first, so that the events come in order.
         finishers.wait()
         var failure: CaptureError?

@@ -39,7 +39,9 @@ final class StreamOutput: @unchecked Sendable {
     private let lock = Condition()
     private let done = DispatchSemaphore(value: 0)
     /// True once the writer thread runs.
-    private var started = false
+    private var writing = false
+    /// True once the loop gave it a packet.
+    private(set) var received = false
     /// The open connection; touched by the writer thread only once it runs.
     private var muxer: NetworkMuxer?
 
@@ -121,7 +123,7 @@ final class StreamOutput: @unchecked Sendable {
 
     /// Starts the writer thread; call after `connect`.
     func start() {
-        started = true
+        writing = true
         DetachedThread.start(name: "capture stream") { [self] in run() }
     }
 
@@ -129,6 +131,7 @@ final class StreamOutput: @unchecked Sendable {
     /// added with; or drops and counts it (disconnected, backlog full, waiting for a keyframe).
     /// Never blocks on the network; the caller keeps `packet`.
     func send(_ packet: Packet, stream index: Int) {
+        received = true
         let isVideo = parameters[index].isVideo
         let hasVideo = parameters.contains { $0.isVideo }
         lock.withLock {
@@ -206,12 +209,12 @@ final class StreamOutput: @unchecked Sendable {
         }
         // Nothing to send while the connection is down: an attempt to reconnect ends now.
         if !connected { deadline.abort() }
-        if started {
+        if writing {
             if done.wait(timeout: .now() + timeout) == .timedOut {
                 deadline.abort()
                 done.wait()
             }
-            started = false
+            writing = false
         } else if let muxer {
             try? muxer.finish(trailer: true, timeout: timeout)
         }

@@ -31,7 +31,7 @@ struct RecordingLoop {
         // on a third of a second.)
         if let duration = s.plan.duration {
             let end = Int64(duration * 1e6)
-            s.segments?.endTime = end
+            s.outputs.recordingEnds(at: end)
             if let video = s.video {
                 video.path.endTime = end
                 s.audio?.path.endTime = end + Rescale.microseconds(ofSlot: 1, rate: video.path.rate)
@@ -180,12 +180,8 @@ struct RecordingLoop {
             if let overdue = reader.overdue(now: now) { throw LoopEnd(error: overdue) }
         }
         if flush.due(now) {
-            if let lost = s.streamEvents() { throw LoopEnd(error: lost) }
-            do throws(FFmpegError) { try s.output?.flush() } catch {
-                throw LoopEnd(error: s.writeError(error), writing: true)
-            }
-            do { try s.segments?.flush() } catch { throw LoopEnd(error: error, writing: true) }
-            s.reportSegments()
+            do { try s.outputs.flush() } catch { throw LoopEnd(error: error, writing: true) }
+            if let lost = s.reportOutputs() { throw LoopEnd(error: lost) }
         }
         if let onProgress = s.onProgress,
             let snapshot = progress.tick(now: now, video: s.video?.path, bytes: s.bytesWritten)

@@ -27,16 +27,9 @@ public final class RecordingSession {
     var readers: [InputReader] = []
     var video: Track<VideoPath>?
     var audio: Track<AudioPath>?
-    /// The file's muxer, nil when the recording only streams or is cut into segments; nothing is
-    /// on disk before its header is written (`mux`).
-    let output: OutputContainer?
-    let file: OutputFile?
-    /// The series of files of a segmented recording.
-    let segments: SegmentedOutput?
-    /// The network outputs, each with its own writer thread (`SessionStreams.swift`).
-    var streams: [StreamOutput] = []
-    /// For a recording with no file: set once the first packet went to the streams.
-    var streamStarted = false
+    /// Where the packets go: the file or the series of files, and the network streams. Nothing
+    /// is on disk before the first packet (`RecordingOutput.write`).
+    let outputs: OutputTee
     /// Set by `run`: a session records once.
     private var ran = false
     /// What the audio encoder writes, for the summary.
@@ -46,8 +39,8 @@ public final class RecordingSession {
     /// What `applyControls` wrote on a camera that was lost and has not come back.
     var lostCameraControls: ControlReport?
 
-    /// Prepares the muxer (`avformat_alloc_output_context2`); no device opens and no file is
-    /// created yet.
+    /// Prepares the outputs' muxers (`avformat_alloc_output_context2`); no device opens, no file
+    /// is created and no stream connects yet.
     ///
     /// - Parameters:
     ///   - plan: what to record (`RecordingPlanner`).
@@ -56,29 +49,12 @@ public final class RecordingSession {
     public init(plan: RecordingPlan, stop: StopSignal) throws(CaptureError) {
         self.plan = plan
         self.stop = stop
-        if let segmenting = plan.segments {
-            segments = try media("preparing \(plan.output)") { () throws(FFmpegError) in
-                try SegmentedOutput(
-                    plan: segmenting, formatName: plan.container.muxer, options: plan.muxerOptions,
-                    replacing: plan.force)
-            }
-            file = nil
-            output = nil
-        } else {
-            segments = nil
-            file = plan.outputs.file.map(OutputFile.init)
-            output = try plan.outputs.file.map { path throws(CaptureError) in
-                try media("preparing \(path)") { () throws(FFmpegError) in
-                    try OutputContainer(name: path, formatName: plan.container.muxer)
-                }
-            }
-        }
-        streams = makeStreamOutputs()
+        outputs = try OutputFactory.outputs(for: plan)
     }
 
-    /// True once the first packet reached an output: the file's header is written, or a
+    /// True once the first packet reached the outputs: the file's header is written, or a
     /// stream-only recording sent its first packet.
-    var started: Bool { segments?.started ?? output?.headerWritten ?? streamStarted }
+    var started: Bool { outputs.started }
 
     /// Records until the duration, the frame limit, the end of the inputs, a stop request, or an
     /// error.
@@ -120,7 +96,7 @@ public final class RecordingSession {
         audio = nil
         // A reader still blocked in a read (a stalled device) keeps its input; exiting frees it.
         for reader in readers { reader.close() }
-        for stream in streams { _ = stream.finish(timeout: 1) }
+        outputs.close(timeout: 1)
         restoreControls()
     }
 
@@ -128,13 +104,15 @@ public final class RecordingSession {
     private func open() throws(CaptureError) {
         try applyControls()
         if let video = plan.video { self.video = try openVideo(video) }
-        if let segments, let video {
-            video.path.cutPoint = { (time) throws(CaptureError) in try segments.cut(at: time) }
-            // A camera's own H.264, copied, can start a segment only at its keyframes.
-            segments.videoCutsAnywhere = !video.path.copies || video.input.isIntraOnly
+        if let video {
+            let outputs = outputs
+            video.path.cutPoint = { (time) throws(CaptureError) in try outputs.wantsKeyframe(at: time) }
+            // A camera's own H.264, copied, has keyframes only where the camera put them.
+            outputs.videoKeyframes(anywhere: !video.path.copies || video.input.isIntraOnly)
         }
         if let audio = plan.audio { self.audio = try openAudio(audio) }
-        try connectStreams()
+        // Streams connect before any file exists: a server that cannot be reached leaves none.
+        try outputs.connect(stop: stop.interrupt)
     }
 
     /// Adds a reader for `input`'s stream `index` on a new lane of the queue.
@@ -156,44 +134,21 @@ public final class RecordingSession {
     /// The reader of `lane`.
     func reader(lane: Int) -> InputReader? { readers.first { $0.lane == lane } }
 
-    /// Writes a packet, creating the file and writing the header on the first one.
+    /// Gives a packet to every output; the file is created and its header written on the first.
     func mux(_ packet: Packet, stream: Int) throws(CaptureError) {
-        // Streams take a reference first: the file's muxer rescales the packet and takes its payload.
-        for output in streams { output.send(packet, stream: stream) }
-        if let segments {
-            try segments.write(packet, stream: stream)
-            return
-        }
-        guard let output, let file else {
-            streamStarted = true
-            return
-        }
-        if !output.headerWritten {
-            do {
-                try file.create(output, options: plan.muxerOptions, replacing: plan.force)
-            } catch {
-                // The hidden file is gone; the path itself was never touched.
-                if error.call == "rename" && error.errno == EEXIST { throw .outputExists(path: plan.output) }
-                if error.call == "avio_open" || error.call == "rename" {
-                    throw .cannotCreate(path: plan.output, reason: error.description)
-                }
-                throw .failed("\(plan.output): the \(output.formatName) muxer refused the streams: \(error)")
-            }
-        }
-        do {
-            try output.write(packet, stream: stream)
-        } catch {
-            throw writeError(error)
-        }
+        try outputs.write(packet, stream: stream)
     }
 
-    func writeError(_ error: FFmpegError) -> CaptureError {
-        if error.errno == ENOSPC {
-            return .io(
-                subject: plan.output,
-                reason: "disk full (no space left on device); the file keeps what was written before")
-        }
-        return .io(subject: plan.output, reason: "writing failed: \(error)")
+    /// Passes the outputs' news (segments opened, closed and deleted; a stream lost, back, ended)
+    /// to `onEvent` and `onWarning`.
+    ///
+    /// - Returns: the error that ends a recording with no file once every stream is lost for good
+    ///   (exit 74); nil otherwise.
+    func reportOutputs() -> CaptureError? {
+        let news = outputs.takeNews()
+        for event in news.events { onEvent?(event) }
+        for line in news.warnings { onWarning(line) }
+        return outputs.allLost
     }
 }
 

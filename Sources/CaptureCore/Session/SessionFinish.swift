@@ -18,68 +18,34 @@ extension RecordingSession {
         } catch {
             if failure == nil { failure = error }
         }
-        let streamReports = finishStreams()
-        var summary: RecordingSummary
-        if let output {
-            guard output.headerWritten else {
-                // Nothing reached the file, so there is no file: report why.
-                throw failure
-                    ?? .failed("\(plan.output): nothing was recorded; no frame or sample arrived before the stop")
-            }
-            var finishProblem: String?
-            do {
-                try output.finish()
-                finishProblem = finishFastStart()
-            } catch {
-                if failure == nil { failure = writeError(error) }
-            }
-            let check = verify()
-            if failure == nil, let problem = check.problem {
-                failure = .io(subject: plan.output, reason: "the finished file does not read back: \(problem)")
-            }
-            var status = stat()
-            let size =
-                !plan.outputs.toStandardOutput && stat(plan.output, &status) == 0
-                ? Int64(status.st_size) : output.bytesWritten
-            summary = RecordingSummary(
-                output: plan.output, container: plan.container.muxer, video: nil, audio: nil, startOffset: nil,
-                duration: check.duration ?? recordedDuration ?? 0, fileSize: size,
-                stopReason: failure == nil ? stopReason.text : StopReason.error.text, error: failure.map { "\($0)" })
-            summary.finishProblem = finishProblem
-        } else if let segments {
-            guard segments.started else {
-                throw failure
-                    ?? .failed("\(plan.output): nothing was recorded; no frame or sample arrived before the stop")
-            }
-            if let problem = segments.finish(), failure == nil { failure = problem }
-            reportSegments()
-            summary = RecordingSummary(
-                output: plan.output, container: plan.container.muxer, video: nil, audio: nil, startOffset: nil,
-                duration: encodedDuration, fileSize: segments.bytesWritten,
-                stopReason: failure == nil ? stopReason.text : StopReason.error.text, error: failure.map { "\($0)" })
-            summary.segments = segments.count
-        } else {
-            guard streamStarted else {
-                throw failure
-                    ?? .failed(
-                        "\(plan.outputs.streams.first?.target.printable ?? plan.output): nothing was streamed; no frame or sample arrived before the stop"
-                    )
-            }
-            summary = streamOnlySummary(reports: streamReports, failure: failure, stopReason: stopReason)
+        let started = outputs.started
+        let (main, reports) = outputs.finish(recordedStreams)
+        _ = reportOutputs()
+        guard started else {
+            // Nothing reached the file, so there is no file: report why.
+            let nothing =
+                outputs.carrier == nil
+                ? "\(reports.first?.name ?? plan.output): nothing was streamed; no frame or sample arrived before the stop"
+                : "\(plan.output): nothing was recorded; no frame or sample arrived before the stop"
+            throw failure ?? .failed(nothing)
         }
+        let streams = reports.compactMap(\.stream)
+        // The summary is the carrier's (the file, the series); a recording that only streams
+        // reports the first stream's URL and the bytes sent over all of them.
+        if failure == nil { failure = main?.failure }
+        var summary = RecordingSummary(
+            output: main?.name ?? reports.first?.name ?? plan.output, container: plan.container.muxer, video: nil,
+            audio: nil, startOffset: nil, duration: main?.duration ?? encodedDuration,
+            fileSize: main?.bytes ?? reports.reduce(0) { $0 + $1.bytes },
+            stopReason: failure == nil ? stopReason.text : StopReason.error.text, error: failure.map { "\($0)" })
+        summary.finishProblem = main?.finishProblem
+        summary.segments = main?.segments
         summary.video = videoSummary
         summary.audio = audioSummary
         summary.startOffset = startOffset.map { ($0 * 1e6).rounded() / 1e6 }
-        if !streamReports.isEmpty { summary.streams = streamReports }
+        if !streams.isEmpty { summary.streams = streams }
         summary.controls = appliedControls?.report ?? lostCameraControls
         return RecordingResult(summary: summary, failure: failure)
-    }
-
-    /// Passes the segments' news (opened, closed, deleted) to `onEvent`.
-    func reportSegments() {
-        guard let segments else { return }
-        for event in segments.takeEvents() { onEvent?(event) }
-        if let warning = segments.takeWarning() { onWarning(warning) }
     }
 
     private var videoSummary: RecordingSummary.Video? {
@@ -140,66 +106,5 @@ extension RecordingSession {
         guard plan.deviceReconnect != nil, let reader = reader(lane: lane), reader.source.live else { return nil }
         let totals = reader.link.totals(now: SessionClock.now())
         return (totals.reconnects, (totals.seconds * 10).rounded() / 10)
-    }
-
-    /// Rewrites a finished MP4, MOV or M4A with its index in front (`FastStartRewrite`).
-    ///
-    /// - Returns: nil when it was rewritten or is no such file (a FIFO or device given with
-    ///   replacing allowed is written once, in place); else why it stays fragmented, for the summary.
-    private func finishFastStart() -> String? {
-        var status = stat()
-        guard FastStartRewrite.muxers.contains(plan.container.muxer), !plan.outputs.toStandardOutput,
-            stat(plan.output, &status) == 0,
-            status.st_mode & S_IFMT == S_IFREG
-        else { return nil }
-        do {
-            try FastStartRewrite.rewrite(
-                path: plan.output, formatName: plan.container.muxer, spans: output?.spans ?? [:])
-            return nil
-        } catch {
-            let cause = error.errno == ENOSPC ? "the disk is full" : "\(error)"
-            return "the file stays fragmented (complete, but players may show no length and seek slowly): "
-                + "rewriting it with its index in front failed: \(cause)"
-        }
-    }
-
-    /// The recording's length as its frames give it, from the first frame's slot to the end of the
-    /// last one's at the stream's rate (the frames in the file over the rate, once empty slots are
-    /// filled): for a raw stream with no index, whose demuxer reads no duration (`.h264`).
-    private var recordedDuration: Double? {
-        guard let tally = video?.path.tally, let first = tally.firstSlot, let last = tally.lastSlot,
-            let rate = video?.path.rate, rate.doubleValue > 0
-        else { return nil }
-        return (Double(last - first + 1) / rate.doubleValue * 1e6).rounded() / 1e6
-    }
-
-    /// Reopens the finished file as a player would and checks its streams and duration; a pipe
-    /// (standard output) cannot be read back, and its length is the recording's.
-    private func verify() -> (duration: Double?, problem: String?) {
-        if plan.outputs.toStandardOutput { return (encodedDuration, nil) }
-        let expected = (video == nil ? 0 : 1) + (audio == nil ? 0 : 1)
-        // A stream that got nothing (a stop before the microphone's first sample) may be left out
-        // of a finished MP4, whose rewrite keeps only tracks with samples.
-        let withData = ((video?.path.written ?? 0) > 0 ? 1 : 0) + ((audio?.path.samples ?? 0) > 0 ? 1 : 0)
-        do {
-            let file = try InputContainer(url: "file:" + plan.output, format: nil)
-            try file.findStreamInfo()
-            let duration = file.duration.flatMap { $0 > 0 ? $0 : nil }
-            if file.streamCount < min(withData, expected) || file.streamCount > expected {
-                return (duration, "it has \(file.streamCount) streams instead of \(expected)")
-            }
-            let wrote = (video?.path.written ?? 0) > 0 || (audio?.path.samples ?? 0) > 0
-            // One picture and nothing else has no length where packets carry no duration (.nut
-            // keeps timestamps only): its one timestamp is both start and end. A stop that came
-            // with the first frame is a recording all the same.
-            let onePicture = (video?.path.written ?? 0) == 1 && (audio?.path.samples ?? 0) == 0
-            // Raw streams without an index (.h264, .y4m) have only an estimated duration.
-            if wrote, !onePicture, plan.container.muxer != "h264", duration == nil || duration == 0 {
-                return (duration, "its duration is zero")
-            }
-            return (duration, nil)
-        } catch {
-            return (nil, "\(error)")
-        }
     }
 }

@@ -156,7 +156,7 @@ extension RecordingSession {
             stream: stream, rate: rate, decoder: decoder, encoder: encoder,
             converter: PictureConverter(width: target.width, height: target.height, pixelFormat: target.format),
             frameLimit: self.plan.frameLimit, input: info)
-        path.fillsEmptySlots = encoder != nil && output?.storesNoTimestamps == true
+        path.fillsEmptySlots = encoder != nil && outputs.storesNoTimestamps
         if plan.codec == .raw && container.muxer != "yuv4mpegpipe"
             && (target.width, target.height, target.format) == (width, height, inputFormat ?? .yuv420p)
             && inputFormat != nil

@@ -1,0 +1,100 @@
+/// Every output of a recording behind one face: a stream is added to all at the same index, a
+/// packet is given to all, all are flushed, asked for news, and finished once.
+///
+/// The outputs that take a reference to a packet (streams) get it before the one that takes its
+/// payload (the file or the series). At most one output carries the recording; without one (a
+/// recording that only streams) it ends once every output is lost for good.
+///
+/// Not thread-safe: the recording loop's thread only.
+final class OutputTee {
+    let outputs: [any RecordingOutput]
+
+    init(_ outputs: [any RecordingOutput]) {
+        self.outputs = outputs.filter { !$0.carriesRecording } + outputs.filter(\.carriesRecording)
+    }
+
+    /// The output the recording lives in; nil when it only streams.
+    var carrier: (any RecordingOutput)? { outputs.last { $0.carriesRecording } }
+    var wantsGlobalHeader: Bool { outputs.contains { $0.wantsGlobalHeader } }
+    var storesNoTimestamps: Bool { outputs.contains { $0.storesNoTimestamps } }
+    /// True once a packet reached the carrier, or with none, any output.
+    var started: Bool { carrier?.started ?? outputs.contains { $0.started } }
+    /// The carrier's bytes, or with none, those sent over every output.
+    var bytesWritten: Int64 { carrier?.bytesWritten ?? outputs.reduce(0) { $0 + $1.bytesWritten } }
+
+    /// Adds a stream to every output.
+    ///
+    /// - Returns: its index, the same in all.
+    /// - Throws: `FFmpegError` from the first output that cannot add it.
+    func addStream(_ source: StreamSource) throws(FFmpegError) -> Int {
+        var index = 0
+        for output in outputs { index = try output.addStream(source) }
+        return index
+    }
+
+    /// Connects every output, then starts them.
+    ///
+    /// - Throws: `.unreachable` (69) for the first that cannot be reached.
+    func connect(stop: InterruptFlag) throws(CaptureError) {
+        for output in outputs { try output.connect(stop: stop) }
+        for output in outputs { output.start() }
+    }
+
+    /// - Throws: what the carrier throws (`RecordingOutput.write`).
+    func write(_ packet: Packet, stream: Int) throws(CaptureError) {
+        for output in outputs { try output.write(packet, stream: stream) }
+    }
+
+    func flush() throws(CaptureError) {
+        for output in outputs { try output.flush() }
+    }
+
+    /// What every output has to tell since the last call.
+    func takeNews() -> (events: [RecordingEvent], warnings: [String]) {
+        var news: (events: [RecordingEvent], warnings: [String]) = ([], [])
+        for output in outputs {
+            let taken = output.takeNews()
+            news.events += taken.events
+            news.warnings += taken.warnings
+        }
+        return news
+    }
+
+    /// For a recording with no carrier: the error that ends it once every output is lost for
+    /// good (exit 74); nil otherwise. With a carrier the recording goes on whatever the rest do.
+    var allLost: CaptureError? {
+        guard carrier == nil, !outputs.isEmpty else { return nil }
+        let lost = outputs.compactMap { output in output.lostReason.map { (output.name, $0) } }
+        guard lost.count == outputs.count, let first = lost.first else { return nil }
+        return .io(subject: first.0, reason: "the stream ended: \(first.1)")
+    }
+
+    func recordingEnds(at time: Int64) {
+        for output in outputs { output.recordingEnds(at: time) }
+    }
+
+    /// True when any output wants a keyframe at `time`; every one is asked.
+    func wantsKeyframe(at time: Int64) throws(CaptureError) -> Bool {
+        var wanted = false
+        for output in outputs {
+            if try output.wantsKeyframe(at: time) { wanted = true }
+        }
+        return wanted
+    }
+
+    func videoKeyframes(anywhere: Bool) {
+        for output in outputs { output.videoKeyframes(anywhere: anywhere) }
+    }
+
+    /// Finishes every output, streams first.
+    ///
+    /// - Returns: the carrier's report (nil without one), and every report in `outputs`' order.
+    func finish(_ recorded: RecordedStreams) -> (carrier: OutputReport?, all: [OutputReport]) {
+        let all = outputs.map { $0.finish(recorded) }
+        return (outputs.lastIndex { $0.carriesRecording }.map { all[$0] }, all)
+    }
+
+    func close(timeout: Double) {
+        for output in outputs { output.close(timeout: timeout) }
+    }
+}

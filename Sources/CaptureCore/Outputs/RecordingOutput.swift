@@ -1,0 +1,117 @@
+/// What feeds one stream of an output: an encoder's packets, or an input's packets as they are.
+/// Every output of a recording gets the same streams in the same order, so a stream has one
+/// index in all of them.
+enum StreamSource {
+    case encoder(Encoder)
+    case copy(InputContainer, stream: Int, timeBase: Rational)
+}
+
+/// What the recording's streams held at its end, for an output to check itself against.
+struct RecordedStreams {
+    /// Streams the recording has: 1 or 2 (video, audio).
+    var count: Int
+    /// Streams that got at least one frame or sample.
+    var withData: Int
+    /// True when anything was encoded or copied.
+    var wroteAnything: Bool { withData > 0 }
+    /// One picture and nothing else: where packets carry no duration (.nut) it has no length.
+    var onePicture: Bool
+    /// Seconds from the start to the end of the last frame or sample written.
+    var encodedDuration: Double
+    /// Seconds the video's frames span at its rate, from the first one's slot to the end of the
+    /// last one's; nil without video. The length of a raw stream whose demuxer reads none (.h264).
+    var frameSpan: Double?
+}
+
+/// How one output ended, for the summary.
+struct OutputReport {
+    /// The path, the series' pattern, or the stream's printable URL.
+    var name: String
+    /// Bytes on disk (a file as stat(2) finds it, every file of a series) or sent over the network.
+    var bytes: Int64
+    /// Seconds it lasts, read back as a player would; nil when it cannot be read back (a series,
+    /// a stream), and the length encoded stands.
+    var duration: Double?
+    /// Files a series opened.
+    var segments: Int?
+    /// Why a finished MP4 stays fragmented.
+    var finishProblem: String?
+    /// A network stream's report.
+    var stream: StreamReport?
+    /// What went wrong finishing an output that carries the recording: its trailer, or a file
+    /// that does not read back (exit 74).
+    var failure: CaptureError?
+}
+
+/// Anything a recording's packets go to: its file, a series of files, a network stream. The
+/// session holds them behind one `OutputTee` and never tells them apart; a new kind of output is
+/// one new type here and a line in `OutputFactory`.
+///
+/// Called from the recording loop's thread only; a type that runs threads of its own says so.
+protocol RecordingOutput: AnyObject {
+    /// Its name in messages and the summary: the path, the series' pattern, the printable URL.
+    var name: String { get }
+    /// True when the recording lives in it (the file, the series): a write that fails ends the
+    /// recording, and the recording's summary is its. False for a network stream, which fails
+    /// alone while the recording goes on.
+    var carriesRecording: Bool { get }
+    /// True when its muxer wants codec headers in extradata (`AVFMT_GLOBALHEADER`).
+    var wantsGlobalHeader: Bool { get }
+    /// True when its container keeps no timestamps (raw .h264), so empty frame slots are filled.
+    var storesNoTimestamps: Bool { get }
+    /// Adds a stream; the same index as in every other output.
+    ///
+    /// - Throws: `FFmpegError` from `avformat_new_stream` or the parameters' copy.
+    func addStream(_ source: StreamSource) throws(FFmpegError) -> Int
+    /// Readies it once the devices are open, before the first packet: a stream connects.
+    ///
+    /// - Throws: `.unreachable` (69) for a server that cannot be reached.
+    func connect(stop: InterruptFlag) throws(CaptureError)
+    /// Starts what runs beside the loop (a stream's writer thread), after every output connected.
+    func start()
+    /// Takes one packet for `stream`. An output that carries the recording takes its payload
+    /// (the muxer's `av_interleaved_write_frame`); the others take a reference and leave it be.
+    ///
+    /// - Throws: `.outputExists`, `.cannotCreate` (73) for a file that cannot be made at the first
+    ///   packet; `.io` (74) for a write that fails.
+    func write(_ packet: Packet, stream: Int) throws(CaptureError)
+    /// Hands what the muxer holds to the kernel (twice a second), so a killed recording keeps it.
+    ///
+    /// - Throws: `.io` (74).
+    func flush() throws(CaptureError)
+    /// True once a packet reached it: a file's header is written, a stream was given a packet.
+    var started: Bool { get }
+    /// Bytes written or sent so far.
+    var bytesWritten: Int64 { get }
+    /// Why it ended for good while the recording goes on (a stream past its reconnect timeout).
+    var lostReason: String? { get }
+    /// What happened since the last call: events for `onEvent`, lines for `onWarning`.
+    func takeNews() -> (events: [RecordingEvent], warnings: [String])
+    /// Where the recording ends (`--duration`), microseconds from its start.
+    func recordingEnds(at time: Int64)
+    /// Asked for each video frame that could start something new (a segment), with its time in
+    /// microseconds from the start: true when that frame must be a keyframe.
+    ///
+    /// - Throws: `.io` (74) when the next file cannot be opened.
+    func wantsKeyframe(at time: Int64) throws(CaptureError) -> Bool
+    /// Whether the video may have a keyframe at any frame (encoded, or an intra-only copy) or
+    /// only where the camera put one.
+    func videoKeyframes(anywhere: Bool)
+    /// Ends it: what is queued, the trailer, a rewrite, the read-back. Called once, at the end.
+    func finish(_ recorded: RecordedStreams) -> OutputReport
+    /// Lets go of it after an error, waiting `timeout` seconds at most. Safe after `finish`.
+    func close(timeout: Double)
+}
+
+extension RecordingOutput {
+    var storesNoTimestamps: Bool { false }
+    func connect(stop: InterruptFlag) throws(CaptureError) {}
+    func start() {}
+    func flush() throws(CaptureError) {}
+    var lostReason: String? { nil }
+    func takeNews() -> (events: [RecordingEvent], warnings: [String]) { ([], []) }
+    func recordingEnds(at time: Int64) {}
+    func wantsKeyframe(at time: Int64) throws(CaptureError) -> Bool { false }
+    func videoKeyframes(anywhere: Bool) {}
+    func close(timeout: Double) {}
+}

@@ -1,0 +1,34 @@
+/// Makes a plan's outputs: its file or its series of files, and each network stream. The one
+/// place outside `Outputs/` that knows the kinds; the session sees only `OutputTee`.
+enum OutputFactory {
+    /// Prepares every output's muxer; nothing is connected and no file is created yet. The
+    /// streams' URL secrets are hidden from the library log from now on.
+    ///
+    /// - Throws: `.failed` when FFmpeg has no muxer for the file (`avformat_alloc_output_context2`).
+    static func outputs(for plan: RecordingPlan) throws(CaptureError) -> OutputTee {
+        var outputs: [any RecordingOutput] = []
+        if let segments = plan.segments {
+            outputs.append(
+                try media("preparing \(plan.output)") { () throws(FFmpegError) in
+                    try SegmentedOutput(
+                        plan: segments, formatName: plan.container.muxer, options: plan.muxerOptions,
+                        replacing: plan.force)
+                })
+        } else if let path = plan.outputs.file {
+            outputs.append(
+                try media("preparing \(path)") { () throws(FFmpegError) in
+                    try FileOutput(
+                        path: path, formatName: plan.container.muxer, options: plan.muxerOptions, replacing: plan.force)
+                })
+        }
+        var settings = StreamOutput.Settings()
+        settings.connectTimeout = plan.connectTimeout
+        settings.reconnectTimeout = plan.reconnectTimeout
+        settings.writeTimeout = max(plan.connectTimeout, 5)
+        for stream in plan.outputs.streams {
+            LibraryLog.shared.hide(stream.target.secrets, in: stream.target.url, as: stream.target.printable)
+            outputs.append(StreamOutput(target: stream.target, formatName: stream.muxer, settings: settings))
+        }
+        return OutputTee(outputs)
+    }
+}
