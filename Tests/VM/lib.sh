@@ -328,6 +328,49 @@ value() { # FILE ENTRIES [STREAM]
     ffprobe -v error ${3:+-select_streams "$3"} -show_entries "$2" -of default=noprint_wrappers=1:nokey=1 "$1" || true
 }
 
+packets() { # FILE [STREAM]: how many packets the stream holds (v:0 unless named), as ffprobe counts them
+    ffprobe -v error -count_packets -select_streams "${2:-v:0}" -show_entries stream=nb_read_packets \
+        -of default=noprint_wrappers=1:nokey=1 "$1" || true
+}
+
+# A refused `capture controls` set: its exit status, a line on stderr matching PATTERN, and the
+# device's state (as the command STATE prints it) the same after as before.
+# refuse NAME STATUS PATTERN STATE DEVICE SETS...
+refuse() {
+    local name=$1 status=$2 pattern=$3 state=$4 device=$5 before
+    shift 5
+    before=$($state)
+    check_eq "$name: exit $status" "$status" "$(run "$name" "$CAPTURE" controls "$device" "$@")"
+    check "$name: stderr says why" grep -q -- "$pattern" "$VM_OUT/$name.err"
+    check_eq "$name: nothing changed" "$before" "$($state)"
+}
+
+# An asoundrc with microphones the loopback card's device 1 offers through type hw definitions
+# without a rate (hw_params would then fail for every program that asked for one): mono24, one
+# channel of S24_3LE, and array4, four of S32_LE. HOME moves to the test's folder to hold it.
+loopback_asoundrc() {
+    export HOME=$VM_OUT/home
+    mkdir -p "$HOME"
+    cat >"$HOME/.asoundrc" <<'ASOUNDRC'
+pcm.mono24 {
+    type hw
+    card Loopback
+    device 1
+    subdevice 0
+    format S24_3LE
+    channels 1
+}
+pcm.array4 {
+    type hw
+    card Loopback
+    device 1
+    subdevice 0
+    format S32_LE
+    channels 4
+}
+ASOUNDRC
+}
+
 near() { # A B TOLERANCE
     "$VM_PYTHON" -I -S -c "import sys; sys.exit(abs(float('$1') - float('$2')) > float('$3'))"
 }
@@ -415,6 +458,12 @@ fault_shim() {
     fi
     echo "$library"
 }
+
+# Frames a camera handed over twice, as the fault shim logs them (FAULT_LOG, no fault needed):
+# the same sequence number from two good VIDIOC_DQBUFs in a row. vivid repeats its first frame
+# when its thread wakes early on a slow machine; a recording counts each repeat it meets as a
+# late frame, on top of the slots it covers. repeats LOG
+repeats() { awk '/ dqbuf [0-9]+ ok / { if (seen && $5 == last) n++; last = $5; seen = 1 } END { print n + 0 }' "$1"; }
 
 finish() {
     printf '%d checks, %d failed\n' "$vm_checks" "$vm_failed"

@@ -51,18 +51,11 @@ check_eq "Line at 50%, per amixer" "$(printf '25 50%% -22.50dB off\n25 50%% -22.
 check_eq "CD at raw 20, per amixer" "$(printf '20 47%% -24.00dB off\n20 47%% -24.00dB off')" "$(state CD)"
 
 # Refusals change nothing.
-before=$(for e in Master Synth Line CD Mic; do state $e; done)
-refuse() { # NAME STATUS PATTERN SETS...
-    local name=$1 status=$2 pattern=$3
-    shift 3
-    check_eq "$name: exit $status" "$status" "$(run "$name" "$CAPTURE" controls $mic "$@")"
-    check "$name: stderr says why" grep -q -- "$pattern" "$VM_OUT/$name.err"
-    check_eq "$name: nothing changed" "$before" "$(for e in Master Synth Line CD Mic; do state $e; done)"
-}
-refuse raw 69 "Mic=101 is out of range; Mic takes -50 to 100 (raw)" --set Line=0 --set Mic=101
-refuse db 69 "Mic=-60dB is out of range; Mic takes -45.00dB to 0.00dB" --set Mic=-60dB
-refuse unknown 64 "has no capture mixer element 'Mick'; did you mean 'Mic'?" --set Mick=3
-refuse word 69 "Mic=loud is not a value for Mic" --set Mic=loud
+mixer() { for e in Master Synth Line CD Mic; do state $e; done; }
+refuse raw 69 "Mic=101 is out of range; Mic takes -50 to 100 (raw)" mixer $mic --set Line=0 --set Mic=101
+refuse db 69 "Mic=-60dB is out of range; Mic takes -45.00dB to 0.00dB" mixer $mic --set Mic=-60dB
+refuse unknown 64 "has no capture mixer element 'Mick'; did you mean 'Mic'?" mixer $mic --set Mick=3
+refuse word 69 "Mic=loud is not a value for Mic" mixer $mic --set Mic=loud
 
 # The mixer answers while a program records from the microphone.
 arecord -D $mic -f S16_LE -r 48000 -c 2 -d 3 /dev/null 2>/dev/null &

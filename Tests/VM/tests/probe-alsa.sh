@@ -11,19 +11,8 @@ set -euo pipefail
 source "$(dirname "$0")/../lib.sh"
 need_capture
 
-# The C05 microphone: no rate in a type hw definition (hw_params would fail for every program).
-export HOME=$VM_OUT/home
-mkdir -p "$HOME"
-cat >"$HOME/.asoundrc" <<'ASOUNDRC'
-pcm.mono24 {
-    type hw
-    card Loopback
-    device 1
-    subdevice 0
-    format S24_3LE
-    channels 1
-}
-ASOUNDRC
+# The C05 microphone, mono24: no rate in a type hw definition.
+loopback_asoundrc
 
 # arecord prints the parameter space on stderr before it records one second into /dev/null.
 dump() { # PCM -> "FORMAT|CHANNELS|RATE" as arecord writes them

@@ -12,27 +12,8 @@ set -euo pipefail
 source "$(dirname "$0")/../lib.sh"
 need_capture
 
-# No rate in a type hw definition: hw_params would then fail for every program.
-export HOME=$VM_OUT/home
-mkdir -p "$HOME"
-cat >"$HOME/.asoundrc" <<'ASOUNDRC'
-pcm.mono24 {
-    type hw
-    card Loopback
-    device 1
-    subdevice 0
-    format S24_3LE
-    channels 1
-}
-pcm.array4 {
-    type hw
-    card Loopback
-    device 1
-    subdevice 0
-    format S32_LE
-    channels 4
-}
-ASOUNDRC
+# mono24 and array4: no rate in a type hw definition.
+loopback_asoundrc
 out=$(mktemp -d)
 dummy=hw:CARD=Dummy,DEV=0
 

@@ -58,7 +58,7 @@ c02() { # NAME EXT PRESET
     echo "  (video: $written written, $dropped dropped: $(json "$VM_OUT/$name.out" 'd["video"]["frames_dropped"]'), at $rate fps)"
     check "$name: the summary reports dropped video frames ($dropped)" test "$dropped" -gt 0
     check_eq "$name: the file holds the frames the summary says were written and repeated" "$((written + repeated))" \
-        "$(ffprobe -v error -count_packets -select_streams v:0 -show_entries stream=nb_read_packets -of csv=p=0 "$file")"
+        "$(packets "$file")"
     # Each missing frame counted once: written + dropped covers the 30 s at the camera's rate.
     expected=$("$VM_PYTHON" -I -S -c "from fractions import Fraction; print(round(30 * Fraction('$rate')))")
     check "$name: written + dropped = $expected frames (+-2 %): $((written + dropped))" \

@@ -90,7 +90,7 @@ check_eq "persistent EIO: one line on stderr" 1 "$(wc -l <"$VM_OUT/persistent.er
 tries=$(swallowed "$log")
 check "persistent EIO: tried again with pauses, not in a busy loop ($tries tries)" test "$tries" -ge 20 -a "$tries" -le 200
 check_eq "persistent EIO: the file reads back" 0 "$(ffprobe -v error "$out/persistent.mkv" >/dev/null 2>&1; echo $?)"
-frames=$(ffprobe -v error -count_packets -select_streams v:0 -show_entries stream=nb_read_packets -of csv=p=0 "$out/persistent.mkv")
+frames=$(packets "$out/persistent.mkv")
 declare -A summary=()
 json_map summary "$VM_OUT/persistent.out" \
     '{"written": d["video"]["frames_written"], "skipped": d["video"]["frames_skipped_at_start"], "late": d["video"]["frames_dropped"]["late"]}'

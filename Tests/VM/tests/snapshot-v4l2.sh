@@ -14,12 +14,6 @@ cam=/dev/video10
 loop=/dev/video30
 out=$(mktemp -d)
 trap 'loop_producer_stop $loop' EXIT
-value() { # FILE ENTRY: one ffprobe value of the first video stream
-    ffprobe -v error -select_streams v:0 -show_entries "$1" -of default=noprint_wrappers=1:nokey=1 "$2" 2>/dev/null || true
-}
-clean() { # FILE: ffmpeg decodes it without a message
-    [[ -z $(ffmpeg -nostdin -v error -i "$1" -f null - 2>&1 | head -n 2) ]]
-}
 has_marker() { # FILE HEX: the JPEG holds the marker (ffc4: Huffman tables)
     "$VM_PYTHON" -I -S -c "import sys; sys.exit(bytes.fromhex('$2') not in open('$1','rb').read())"
 }
@@ -30,8 +24,8 @@ largest=$(v4l2-ctl -d $cam --list-formats-ext | awk '/Size: Discrete/ {split($3,
 rc=$(run_for largest 90 "$CAPTURE" snapshot $cam "$out/largest.pgm" --json)
 check_eq "vivid to .pgm: exit 0" 0 "$rc"
 [[ $rc == 0 ]] || sed 's/^/  stderr: /' "$VM_OUT/largest.err"
-check_eq "vivid: taken at the largest size listed" "$largest" "$(value stream=width "$out/largest.pgm")x$(value stream=height "$out/largest.pgm")"
-check_eq "vivid: a PGM" "pgm" "$(value stream=codec_name "$out/largest.pgm")"
+check_eq "vivid: taken at the largest size listed" "$largest" "$(value "$out/largest.pgm" stream=width v:0)x$(value "$out/largest.pgm" stream=height v:0)"
+check_eq "vivid: a PGM" "pgm" "$(value "$out/largest.pgm" stream=codec_name v:0)"
 if json_has "$VM_OUT/largest.out" stills; then
     # To the millisecond, as the settling counts it: a camera's frame times jitter by microseconds
     # (a frame one period after another came at 0.99996 s).
@@ -41,7 +35,7 @@ fi
 
 rc=$(run_for sized 60 "$CAPTURE" snapshot $cam "$out/sized.jpg" --video-size 640x360 --skip 0 --json)
 check_eq "vivid 640x360 to .jpg: exit 0" 0 "$rc"
-check_eq "vivid 640x360 to .jpg: size" "640x360" "$(value stream=width "$out/sized.jpg")x$(value stream=height "$out/sized.jpg")"
+check_eq "vivid 640x360 to .jpg: size" "640x360" "$(value "$out/sized.jpg" stream=width v:0)x$(value "$out/sized.jpg" stream=height v:0)"
 check_eq "vivid to .jpg: encoded, not copied" "false" "$(json "$VM_OUT/sized.out" 'd["stills"][0]["copied"]')"
 check "vivid to .jpg: decodes cleanly" clean "$out/sized.jpg"
 
@@ -62,12 +56,12 @@ check_eq "MJPEG to .jpg: exit 0" 0 "$rc"
 [[ $rc == 0 ]] || sed 's/^/  stderr: /' "$VM_OUT/mjpeg.err"
 check_eq "MJPEG to .jpg: copied" "true" "$(json "$VM_OUT/mjpeg.out" 'd["stills"][0]["copied"]')"
 check_eq "MJPEG to .jpg: 320x180 mjpeg" "mjpeg 320x180" \
-    "$(value stream=codec_name "$out/m.jpg") $(value stream=width "$out/m.jpg")x$(value stream=height "$out/m.jpg")"
+    "$(value "$out/m.jpg" stream=codec_name v:0) $(value "$out/m.jpg" stream=width v:0)x$(value "$out/m.jpg" stream=height v:0)"
 check "MJPEG to .jpg: decodes cleanly" clean "$out/m.jpg"
 check "MJPEG to .jpg: holds Huffman tables" has_marker "$out/m.jpg" ffc4
 rc=$(run_for mjpeg-png 60 "$CAPTURE" snapshot $loop "$out/m.png" --skip 0 --json)
 check_eq "MJPEG to .png: exit 0" 0 "$rc"
-check_eq "MJPEG to .png: decoded" "png false" "$(value stream=codec_name "$out/m.png") $(json "$VM_OUT/mjpeg-png.out" 'd["stills"][0]["copied"]')"
+check_eq "MJPEG to .png: decoded" "png false" "$(value "$out/m.png" stream=codec_name v:0) $(json "$VM_OUT/mjpeg-png.out" 'd["stills"][0]["copied"]')"
 rc=$(run_for mjpeg-count 60 "$CAPTURE" snapshot $loop "$out/series.jpg" --skip 0 --count 3 --interval 0.5 --json)
 check_eq "MJPEG, --count 3: exit 0" 0 "$rc"
 check_eq "MJPEG, --count 3: three numbered files" "series-0001.jpg series-0002.jpg series-0003.jpg" "$(cd "$out" && echo series-*.jpg)"
