@@ -72,9 +72,6 @@ final class InputReader: @unchecked Sendable {
 
     private var started = false
 
-    /// The clock the device's timestamps turned out to use, once the first packet was read.
-    var clockDomain: TimestampMapper.Domain? { mapper.domain }
-
     /// Lets go of the input once the thread has ended; the device closes (`avformat_close_input`)
     /// now, or when the last packet still pointing into its buffers is freed.
     ///

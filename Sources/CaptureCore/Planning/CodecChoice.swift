@@ -117,17 +117,4 @@ enum CodecChoice {
         "avi": [AV_CODEC_ID_FLAC.rawValue],
         "wav": [AV_CODEC_ID_AAC.rawValue],
     ]
-
-    /// The PCM codec that stores `format` samples as they are (`av_get_pcm_codec`, little endian),
-    /// if `container` holds it; else 16-bit PCM.
-    static func pcmEncoder(for format: AVSampleFormat, in container: ContainerFormat) -> (
-        name: String, format: AVSampleFormat
-    ) {
-        let packed = av_get_packed_sample_fmt(format)
-        let id = av_get_pcm_codec(packed, 0)
-        if id != AV_CODEC_ID_NONE, holds(container, id), let codec = avcodec_find_encoder(id) {
-            return (String(cString: codec.pointee.name), packed)
-        }
-        return ("pcm_s16le", AV_SAMPLE_FMT_S16)
-    }
 }

@@ -1,84 +1,85 @@
 /// Everything a recording will do, decided before any device opens or any file is touched: the
 /// devices and how each is opened, the codecs and formats, the encoder settings, the container
-/// and its muxer options, the limits. Made by `RecordingPlanner`, carried out by `RecordingSession`.
+/// and its muxer options, the limits. Made by `RecordingPlanner`, carried out by `RecordingSession`;
+/// every field is a constant, so a plan stays what the planner checked.
 public struct RecordingPlan: Sendable {
     /// The output file; for a recording with no file, the first output as given.
-    public var output: String
+    public let output: String
     /// The file and the network streams, fed by one capture and one encode.
-    public var outputs: OutputPlan
+    public let outputs: OutputPlan
     /// The container whose codecs the recording writes: the file's, or the first stream's.
-    public var container: ContainerFormat
+    public let container: ContainerFormat
     /// Replace an existing output.
-    public var force: Bool
+    public let force: Bool
     /// Muxer options that keep the file readable if the process dies, and WAV past 4 GiB
     /// (`muxerOptions(for:)`).
-    public var muxerOptions: [String: String]
-    public var video: Video?
-    public var audio: Audio?
+    public let muxerOptions: [String: String]
+    public let video: Video?
+    public let audio: Audio?
     /// Seconds of recording, on the session clock; nil: until stopped.
-    public var duration: Double?
+    public let duration: Double?
     /// Video frames to record; nil: until stopped.
-    public var frameLimit: Int?
+    public let frameLimit: Int?
     /// Seconds without data from a live device before it counts as stalled.
-    public var stallTimeout: Double
+    public let stallTimeout: Double
     /// Seconds to connect to a streaming server at the start, and to keep reconnecting after a
     /// connection broke.
-    public var connectTimeout: Double
-    public var reconnectTimeout: Double
+    public let connectTimeout: Double
+    public let reconnectTimeout: Double
     /// How a lost device is waited for; nil: a lost device ends the recording.
-    public var deviceReconnect: DeviceReconnect? = nil
+    public let deviceReconnect: DeviceReconnect?
 
     /// Waiting for a lost camera or microphone to come back (`RecordingRequest.reconnect`).
     public struct DeviceReconnect: Sendable {
         /// Seconds to wait; nil: forever.
-        public var timeout: Double?
+        public let timeout: Double?
     }
     /// Camera controls to set before the camera streams; nil when none are asked.
-    public var controls: Controls?
+    public let controls: Controls?
     /// How the file is cut into a series of files; nil: one file.
-    public var segments: SegmentPlan?
+    public let segments: SegmentPlan?
 
     /// The camera or video source and what becomes of its frames.
     public struct Video: Sendable {
-        public var device: Device
+        public let device: Device
         /// How the device is opened: the chosen mode for a camera.
-        var source: InputSource
+        let source: InputSource
         /// The chosen camera mode (V4L2); nil for the test pattern and lavfi graphs.
         public var mode: VideoMode? { source.mode }
         /// What is written: `.copy` also when H.264 encoding meets a camera sending H.264 of its
         /// own and nothing asks for re-encoding (`copiesCameraStream`).
-        public var codec: VideoCodec
+        public let codec: VideoCodec
         /// The codec asked for (or the container's default), as the summary names the encoder.
-        public var requestedCodec: VideoCodec
+        public let requestedCodec: VideoCodec
         /// The frame rate asked for, in frames per second; nil: the device's choice.
-        public var requestedFrameRate: Rational?
+        public let requestedFrameRate: Rational?
         /// The pixel format asked for; nil: yuv420p for H.264, the input's for raw.
-        public var pixelFormat: String?
+        public let pixelFormat: String?
         /// Bits per second for H.264; nil: constant quality (`x264Options` has crf).
-        public var bitRate: Int?
+        public let bitRate: Int?
         /// libx264's private options: preset, crf, thread layout.
-        public var x264Options: [String: String]
+        public let x264Options: [String: String]
     }
 
     /// The microphone or audio source and how it is encoded.
     public struct Audio: Sendable {
-        public var device: Device
-        var source: InputSource
-        public var codec: AudioCodec
+        public let device: Device
+        let source: InputSource
+        public let codec: AudioCodec
         /// The sample rate (Hz) and channel count asked for; nil: the device's.
-        public var sampleRate: Int?
-        public var channels: Int?
+        public let sampleRate: Int?
+        public let channels: Int?
         /// The sample format asked for PCM or FLAC.
-        public var sampleFormat: SampleFormat?
+        public let sampleFormat: SampleFormat?
         /// The encoder, when the device reported its format (microphones); for the test tone and
         /// lavfi graphs it is planned once the input is open and says what it delivers.
-        var encoder: AudioEncoderPlan?
+        let encoder: AudioEncoderPlan?
     }
 
     /// What the request asks of the camera's controls: single settings, a profile, restoring them.
     public struct Controls: Sendable {
-        public var settings: [ControlSetting]
-        public var profile: String?
-        public var restore: Bool
+        public let settings: [ControlSetting]
+        public let profile: String?
+        public let restore: Bool
     }
 }

@@ -64,29 +64,33 @@ public enum RecordingPlanner {
             template = try segmentTemplate(request, outputs: outputs)
         }
         let container = outputs.container
-        var plan = RecordingPlan(
-            output: outputs.file ?? request.output, outputs: outputs, container: container, force: request.force,
-            muxerOptions: muxerOptions(for: container), video: nil, audio: nil, duration: request.duration,
-            frameLimit: request.frames, stallTimeout: request.stallTimeout, connectTimeout: request.connectTimeout,
-            reconnectTimeout: request.reconnectTimeout, controls: nil, segments: nil)
-        if request.reconnect { plan.deviceReconnect = .init(timeout: request.deviceReconnectTimeout) }
-        if let template {
-            plan.segments = .init(
-                template: template, seconds: request.segmentTime, bytes: request.segmentSize,
-                retention: request.retention)
+        // In this order, so the first problem found is the one a user meets first: the microphone,
+        // then the camera's controls, then the camera.
+        let audio = try survey.audio.map { entry throws(CaptureError) in
+            try Self.audio(request, entry: entry, container: container)
         }
-        if let entry = survey.audio {
-            plan.audio = try audio(request, entry: entry, container: container)
-        }
+        var controls: RecordingPlan.Controls?
         if !request.controls.isEmpty || request.controlsProfile != nil {
             guard let camera = survey.video?.device, camera.api == .v4l2 else { throw .plan(.controlsNeedCamera) }
             _ = camera
-            plan.controls = .init(
+            controls = .init(
                 settings: request.controls, profile: request.controlsProfile, restore: request.restoreControls)
         }
-        if let entry = survey.video {
-            plan.video = try video(request, entry: entry, container: container)
+        let video = try survey.video.map { entry throws(CaptureError) in
+            try Self.video(request, entry: entry, container: container)
         }
+        let plan = RecordingPlan(
+            output: outputs.file ?? request.output, outputs: outputs, container: container, force: request.force,
+            muxerOptions: muxerOptions(for: container), video: video, audio: audio, duration: request.duration,
+            frameLimit: request.frames, stallTimeout: request.stallTimeout, connectTimeout: request.connectTimeout,
+            reconnectTimeout: request.reconnectTimeout,
+            deviceReconnect: request.reconnect ? .init(timeout: request.deviceReconnectTimeout) : nil,
+            controls: controls,
+            segments: template.map {
+                SegmentPlan(
+                    template: $0, seconds: request.segmentTime, bytes: request.segmentSize,
+                    retention: request.retention)
+            })
         return plan
     }
 
@@ -231,13 +235,11 @@ public enum RecordingPlanner {
             audio: .init(
                 sampleRate: request.sampleRate, channels: request.channels, sampleFormat: request.sampleFormat),
             microphone: entry.microphone)
-        var plan = RecordingPlan.Audio(
-            device: entry.device, source: source, codec: codec, sampleRate: request.sampleRate,
-            channels: request.channels, sampleFormat: request.sampleFormat, encoder: nil)
+        var encoder: AudioEncoderPlan?
         if let format = source.audioPlan {
             // A microphone's format is known from its probe: the encoder is decided now, so a channel
             // count the encoder cannot hold is refused before anything opens.
-            plan.encoder = try AudioEncoderPlanner.plan(
+            encoder = try AudioEncoderPlanner.plan(
                 codec: codec, container: container,
                 input: .init(
                     format: AudioEncoderPlanner.format(ofCodec: format.codec), sampleRate: format.outputSampleRate,
@@ -246,7 +248,9 @@ public enum RecordingPlanner {
         } else if request.sampleFormat != nil, codec == .aac || codec == .opus {
             throw .plan(.sampleFormatNotForCodec(codec))
         }
-        return plan
+        return RecordingPlan.Audio(
+            device: entry.device, source: source, codec: codec, sampleRate: request.sampleRate,
+            channels: request.channels, sampleFormat: request.sampleFormat, encoder: encoder)
     }
 
     /// True when H.264 asked of a camera that sends H.264 itself writes the camera's stream as

@@ -189,14 +189,20 @@ extension RecordingSession {
     func openAudio(_ plan: RecordingPlan.Audio) throws(CaptureError) -> Track<AudioPath> {
         let source = plan.source
         let (input, index, info) = try openInput(source, kind: .audio)
-        // The test tone and lavfi graphs say what they deliver only once open.
-        let encoderPlan = try AudioEncoderPlanner.plan(
-            codec: plan.codec, container: self.plan.container,
-            input: .init(
-                format: AudioEncoderPlanner.format(ofCodec: info.codec),
-                sampleRate: source.audioPlan?.outputSampleRate ?? plan.sampleRate ?? info.sampleRate ?? 48000,
-                channels: source.audioPlan?.outputChannels ?? plan.channels ?? info.channels ?? 2),
-            requested: plan.sampleFormat, device: source.device.name)
+        // A microphone's encoder was planned from its probe; the test tone and lavfi graphs say
+        // what they deliver only once open.
+        let encoderPlan: AudioEncoderPlan
+        if let planned = plan.encoder {
+            encoderPlan = planned
+        } else {
+            encoderPlan = try AudioEncoderPlanner.plan(
+                codec: plan.codec, container: self.plan.container,
+                input: .init(
+                    format: AudioEncoderPlanner.format(ofCodec: info.codec),
+                    sampleRate: plan.sampleRate ?? info.sampleRate ?? 48000,
+                    channels: plan.channels ?? info.channels ?? 2),
+                requested: plan.sampleFormat, device: source.device.name)
+        }
         let delivered = info.channels ?? 0
         if delivered != encoderPlan.layout.channels && !ChannelLayout.remixes(delivered, encoderPlan.layout.channels) {
             // libswresample mixes between named layouts only; no file exists yet.
