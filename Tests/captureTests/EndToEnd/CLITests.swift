@@ -66,7 +66,7 @@ import Testing
     @Test(arguments: ["list", "probe", "controls", "record"]) func readmeSynopsisNamesVerbose(command: String) throws {
         let readme = try String(
             contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
-                "../../README.md"),
+                "../../../README.md"),
             encoding: .utf8)
         let lines = readme.split(separator: "\n", omittingEmptySubsequences: false)
         let start = try #require(

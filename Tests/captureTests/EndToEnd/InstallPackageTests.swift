@@ -6,7 +6,7 @@ import Testing
 /// package installs and runs on a machine without the Swift toolchain.
 @Suite(.serialized) struct InstallPackageTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     static func tool(_ name: String) throws -> URL { try ShellIntegrationTests.tool(name) }
 

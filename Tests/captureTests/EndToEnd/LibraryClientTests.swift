@@ -6,7 +6,7 @@ import Testing
 /// API is enough to plan, record and stop, without the command line.
 @Suite struct LibraryClientTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
 
     @Test(.timeLimit(.minutes(10))) func aClientPackageRecordsOneSecondFromTheTestSources() throws {
         let client = Self.repository.appendingPathComponent("Tests/LibraryClient")
