@@ -194,8 +194,10 @@ struct RecordCommand: Command {
             }
             request.videoSize = size
         }
+        // Above 1000 fps no camera delivers and the encoders' time bases give out.
         request.frameRate = try parsed(
-            "--framerate", Rational.init(videoRate:), takes: "frames per second, e.g. 30, 29.97 or 30000/1001")
+            "--framerate", { Rational(videoRate: $0).flatMap { $0.doubleValue <= 1000 ? $0 : nil } },
+            takes: "frames per second up to 1000, e.g. 30, 29.97 or 30000/1001")
         request.inputFormat = arguments.value("--input-format")
         request.pixelFormat = arguments.value("--pixel-format")
         if let text = arguments.value("--codec") {

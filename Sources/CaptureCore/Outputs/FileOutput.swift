@@ -92,12 +92,19 @@ final class FileOutput: RecordingOutput {
         } catch {
             report.failure = writeError(error)
         }
+        // Standard output, a FIFO or a device given as the output (written in place) is no file to
+        // read back: opening a FIFO to read would wait for a writer that never comes. Its length is
+        // the recording's.
+        var status = stat()
+        guard !toStandardOutput, stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            report.duration = recorded.encodedDuration
+            return report
+        }
         let check = verify(recorded)
         if report.failure == nil, let problem = check.problem {
             report.failure = .io(subject: path, reason: "the finished file does not read back: \(problem)")
         }
-        var status = stat()
-        if !toStandardOutput && stat(path, &status) == 0 { report.bytes = Int64(status.st_size) }
+        report.bytes = Int64(status.st_size)
         report.duration = check.duration ?? recorded.frameSpan ?? 0
         return report
     }
@@ -121,10 +128,8 @@ final class FileOutput: RecordingOutput {
         }
     }
 
-    /// Reopens the finished file as a player would and checks its streams and duration; a pipe
-    /// (standard output) cannot be read back, and its length is the recording's.
+    /// Reopens the finished file as a player would and checks its streams and duration.
     private func verify(_ recorded: RecordedStreams) -> (duration: Double?, problem: String?) {
-        if toStandardOutput { return (recorded.encodedDuration, nil) }
         do {
             let reading = try InputContainer(url: "file:" + path, format: nil)
             try reading.findStreamInfo()

@@ -174,7 +174,14 @@ struct InputSource: Sendable {
             return .deviceNotFound(device: name, valid: [], hint: nil)
         default:
             if device.api == .lavfi { return .usage("\(name): the lavfi graph does not open: \(error)") }
-            if device.api == .test { return .failed("\(name): the test source does not open: \(error)") }
+            if device.api == .test {
+                // The test pattern and tone open whatever the machine; what fails is a size or rate
+                // FFmpeg's generators do not make.
+                return .notSupported(
+                    device: name,
+                    reason: "the test source cannot make what was asked (\(error)); ask for another "
+                        + "\(.videoSize) or \(.frameRate)")
+            }
             return .notSupported(device: name, reason: "cannot open it as asked: \(error)")
         }
     }

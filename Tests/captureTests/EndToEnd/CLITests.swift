@@ -97,7 +97,13 @@ import Testing
         ),
         (
             ["record", "--framerate", "ntcs", "x.mkv"],
-            "Error: --framerate takes frames per second, e.g. 30, 29.97 or 30000/1001, not 'ntcs'",
+            "Error: --framerate takes frames per second up to 1000, e.g. 30, 29.97 or 30000/1001, not 'ntcs'",
+            "Usage: capture record"
+        ),
+        // A rate no camera delivers was once recorded at 30 fps without a word.
+        (
+            ["record", "--video", "test", "--framerate", "1001", "x.mkv"],
+            "Error: --framerate takes frames per second up to 1000, e.g. 30, 29.97 or 30000/1001, not '1001'",
             "Usage: capture record"
         ),
         (

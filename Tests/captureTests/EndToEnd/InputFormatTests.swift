@@ -15,6 +15,12 @@ import Testing
             ["--video", "lavfi:testsrc2=d=1", "--input-format", "YUYV"], Int32(69),
             "--input-format does not apply: a lavfi graph"
         ),
+        // A rate or size the test pattern cannot have once exited 1 with FFmpeg's words alone.
+        (
+            ["--video", "test", "--framerate", "0.001"], Int32(69),
+            "test: the test source cannot make what was asked (Invalid argument); ask for another --video-size or "
+                + "--framerate"
+        ),
     ])
     func fixedFormatSources(arguments: [String], status: Int32, message: String) throws {
         let folder = try MicrophoneTestSupport.scratchFolder("input-format")

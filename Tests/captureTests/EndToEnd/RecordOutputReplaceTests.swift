@@ -42,4 +42,33 @@ import Testing
         let probe = try RecordOracle.probe(file)
         #expect(probe.streams.count == 1)
     }
+
+    /// A FIFO or a device given as the output with `--force` is written as it is and not read
+    /// back: the read-back once opened the FIFO to read, which waits for a writer that never
+    /// comes, and the recording hung after its file was complete, deaf to Ctrl-C.
+    @Test func aFIFOOrADeviceIsWrittenAsItIsAndNotReadBack() async throws {
+        let scratch = try RecordScratch()
+        let fifo = scratch.path("pipe.mkv")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let copy = scratch.path("copy.mkv")
+        // A player at the other end of the pipe.
+        let reader = try ChildProcess.recording(
+            ["-c", "cat \"$0\" > \"$1\"", fifo, copy], program: "/bin/sh", in: scratch, name: "reader")
+        let capture = try ChildProcess.recording(
+            ["record", "--video", "test", "--duration", "1", "--force", "--json", fifo], in: scratch)
+        let exits = try await onOwnThread { [capture.wait(timeout: 30), reader.wait(timeout: 10)] }
+        if exits[0] == nil { capture.signalGroup(SIGKILL) }
+        if exits[1] == nil { reader.signalGroup(SIGKILL) }
+        #expect(exits[0]?.status == 0, "\(capture.stderr)")
+        #expect(exits[1]?.status == 0)
+        // A Matroska file written to a pipe has no duration in its header: its frames say it.
+        let summary = try JSONSerialization.jsonObject(with: Data(capture.stdout.utf8)) as? [String: Any]
+        let written = (summary?["video"] as? [String: Any])?["frames_written"] as? Int
+        #expect(written == 30, "one second of the 30 fps test pattern")
+        #expect(try RecordOracle.probe(copy).video?.frames == written, "the reader got every frame")
+        let device = try BuiltBinary.run([
+            "record", "--video", "test", "--duration", "0.5", "--force", "--format", "matroska", "--quiet", "/dev/null",
+        ])
+        #expect(device.status == 0, "\(device.stderr)")
+    }
 }
