@@ -1,15 +1,14 @@
 import CaptureCore
 
-/// The exit statuses of `capture` (`ExitCode`) as a table: the root help and the manual page print it.
+/// The exit statuses of `capture` (`ExitCode`) as the root help prints them.
 enum ExitStatus {
-    static let table: [(code: Int32, meaning: String)] = ExitCode.allCases.map { ($0.rawValue, $0.meaning) }
-
     /// The table as the root help shows it: the code in four columns, the meaning wrapped beneath.
     static var helpText: String {
         var lines = ["EXIT STATUS:"]
-        for (code, meaning) in table {
-            let label = "  \(code)" + String(repeating: " ", count: 4 - String(code).count)
-            let wrapped = Help.wrap(meaning, width: 80 - 6)
+        for exit in ExitCode.allCases {
+            let code = String(exit.rawValue)
+            let label = "  \(code)" + String(repeating: " ", count: 4 - code.count)
+            let wrapped = Help.wrap(exit.meaning, width: 80 - 6)
             lines.append(label + wrapped[0])
             lines += wrapped.dropFirst().map { String(repeating: " ", count: 6) + $0 }
         }

@@ -1,3 +1,5 @@
+import CaptureCore
+
 /// `capture --generate-manual`: the manual page, in roff for section 1, made from the command
 /// specs and `ManualText`, so that it cannot drift from what the parser takes.
 enum ManualPage {
@@ -32,8 +34,8 @@ enum ManualPage {
         }
         out += [".PP", escape(ManualText.deviceNamesNote)]
         out.append(".SH EXIT STATUS")
-        for (code, meaning) in ExitStatus.table {
-            out += [".TP", ".B \(code)", escape(meaning)]
+        for exit in ExitCode.allCases {
+            out += [".TP", ".B \(exit.rawValue)", escape(exit.meaning)]
         }
         out.append(".SH FILES")
         for (path, meaning) in ManualText.files {

@@ -75,11 +75,7 @@ final class FileOutput: RecordingOutput {
     }
 
     private func writeError(_ error: FFmpegError) -> CaptureError {
-        if error.errno == ENOSPC {
-            return .io(
-                subject: path, reason: "disk full (no space left on device); the file keeps what was written before")
-        }
-        return .io(subject: path, reason: "writing failed: \(error)")
+        .writeFailed(error, subject: path, kept: "the file")
     }
 
     /// Writes the trailer, moves an MP4's index to the front, reads the file back and measures it.

@@ -524,11 +524,7 @@ final class SegmentedOutput: @unchecked Sendable {
     }
 
     private static func writeError(_ error: FFmpegError, path: String) -> CaptureError {
-        if error.errno == ENOSPC {
-            return .io(
-                subject: path, reason: "disk full (no space left on device); the segment keeps what was written before")
-        }
-        return .io(subject: path, reason: "writing failed: \(error)")
+        .writeFailed(error, subject: path, kept: "the segment")
     }
 
     private static func seconds(_ microseconds: Int64) -> Double { (Double(microseconds) / 1000).rounded() / 1000 }

@@ -71,15 +71,14 @@ public enum RecordingPlanner {
         }
         var controls: RecordingPlan.Controls?
         if !request.controls.isEmpty || request.controlsProfile != nil {
-            guard let camera = survey.video?.device, camera.api == .v4l2 else { throw .plan(.controlsNeedCamera) }
-            _ = camera
+            guard survey.video?.device.api == .v4l2 else { throw .plan(.controlsNeedCamera) }
             controls = .init(
                 settings: request.controls, profile: request.controlsProfile, restore: request.restoreControls)
         }
         let video = try survey.video.map { entry throws(CaptureError) in
             try Self.video(request, entry: entry, container: container)
         }
-        let plan = RecordingPlan(
+        return RecordingPlan(
             output: outputs.file ?? request.output, outputs: outputs, container: container, force: request.force,
             muxerOptions: muxerOptions(for: container), video: video, audio: audio, duration: request.duration,
             frameLimit: request.frames, stallTimeout: request.stallTimeout, connectTimeout: request.connectTimeout,
@@ -91,7 +90,6 @@ public enum RecordingPlanner {
                     template: $0, seconds: request.segmentTime, bytes: request.segmentSize,
                     retention: request.retention)
             })
-        return plan
     }
 
     /// Checks that need no device: options that need a source or a codec, pixel formats, and
