@@ -13,7 +13,8 @@
  *                         call dequeues a filled buffer and queues it again before failing, as the
  *                         V4L2 spec allows ("the driver might dequeue an (empty) buffer despite
  *                         returning an error"): that frame is lost, and the call takes as long
- *                         as a good one. Logged: "dqbuf N ok SEQ" for every call that succeeds,
+ *                         as a good one. Logged: "dqbuf N ok SEQ TIME" for every call that succeeds
+ *                         (TIME: the buffer's timestamp in microseconds),
  *                         "dqbuf N eio SEQ" (the sequence number of the buffer swallowed, or -)
  *                         for every one that fails.
  *
@@ -124,7 +125,9 @@ static int dqbuf(int fd, struct v4l2_buffer *buffer) {
     }
     if (!failing) {
         int result = real_ioctl(fd, VIDIOC_DQBUF, buffer);
-        if (result == 0) note("dqbuf %ld ok %u", call, buffer->sequence);
+        if (result == 0)
+            note("dqbuf %ld ok %u %lld", call, buffer->sequence,
+                 (long long)buffer->timestamp.tv_sec * 1000000 + buffer->timestamp.tv_usec);
         return result;
     }
     if (dqbuf_keep) {
