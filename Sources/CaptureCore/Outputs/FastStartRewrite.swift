@@ -49,6 +49,40 @@ enum FastStartRewrite {
         }
     }
 
+    /// Sets the times of a track's last packet so the track is shown to the end of its span.
+    ///
+    /// The muxer's edit list shows a track from its first packet's delay on, for as long as
+    /// its packets' decode times and the last one's duration span. With reordered frames
+    /// the delay at the end (the latest presentation time less the last decode time) equals
+    /// the first one's only while frames come at an even pace; where a camera's frames came
+    /// sparse it does not, and the track showed its last frames cut off. So the last packet
+    /// lasts until the track is shown up to the end of its latest frame.
+    /// After a gap (a camera's lost frames, a recording held to its end) an encoder that
+    /// reorders still gives the last packet the decode time of a frame before the gap, so
+    /// its presentation lies seconds after its decode time. Lasting from there to the end
+    /// would carry its presentation that far past the end (the muxer's edit list ends at
+    /// the latest presentation plus duration: a 10 s recording read as 19.8 s). Its decode
+    /// time is moved up to the track's own delay before its presentation, and no further than
+    /// the packet before it: where that one's decode time is already there (frames dropped just
+    /// before the end), the same decode time twice is a file players and ffmpeg reject ("non
+    /// monotonically increasing dts"), so the last one stays a tick after it.
+    ///
+    /// - Parameters:
+    ///   - delay: how far (ticks) the track's first presentation lies after its decode.
+    ///   - after: the decode time of the packet written before it, if any.
+    private static func lastUntilEnd(
+        _ last: Packet, delay: Int64, after previous: Int64?, span: OutputContainer.Span?, stream index: Int,
+        in output: OutputContainer
+    ) {
+        if let pts = last.pts, let dts = last.dts, pts - dts > delay {
+            last.dts = min(pts, max(pts - delay, (previous ?? .min) + 1))
+        }
+        if let span, let time = last.dts ?? last.pts {
+            let reaching = output.ticks(ofMicroseconds: span.end, stream: index) - time - delay
+            if reaching > 0 || last.duration <= 0 { last.duration = max(0, reaching) }
+        }
+    }
+
     private static func copy(
         from path: String, to target: String, formatName: String, spans: [Int: OutputContainer.Span]
     ) throws(FFmpegError) {
@@ -67,6 +101,8 @@ enum FastStartRewrite {
         // muxer's edit list shows the track from there.
         var firstDelays: [Int: Int64] = [:]
         var held: [Int: Packet] = [:]
+        // Per stream, the decode time of the last packet written before the one held.
+        var writtenDts: [Int: Int64?] = [:]
         while true {
             let packet = try Packet()
             guard try input.read(into: packet) else { break }
@@ -79,29 +115,17 @@ enum FastStartRewrite {
                 packet.pts = packet.pts.map { $0 + shift }
                 packet.dts = packet.dts.map { $0 + shift }
             }
-            if let previous = held[index] { try output.write(previous, stream: index) }
+            if let previous = held[index] {
+                writtenDts[index] = previous.dts
+                try output.write(previous, stream: index)
+            }
             held[index] = packet
         }
         for (index, last) in held.sorted(by: { $0.key < $1.key }) {
-            // The muxer's edit list shows a track from its first packet's delay on, for as long as
-            // its packets' decode times and the last one's duration span. With reordered frames
-            // the delay at the end (the latest presentation time less the last decode time) equals
-            // the first one's only while frames come at an even pace; where a camera's frames came
-            // sparse it does not, and the track showed its last frames cut off. So the last packet
-            // lasts until the track is shown up to the end of its latest frame.
-            // After a gap (a camera's lost frames, a recording held to its end) an encoder that
-            // reorders still gives the last packet the decode time of a frame before the gap, so
-            // its presentation lies seconds after its decode time. Lasting from there to the end
-            // would carry its presentation that far past the end (the muxer's edit list ends at
-            // the latest presentation plus duration: a 10 s recording read as 19.8 s). Its decode
-            // time is moved up to the track's own delay before its presentation; it stays after
-            // the packet before it, whose decode time was lower still.
-            let delay = firstDelays[index] ?? 0
-            if let pts = last.pts, let dts = last.dts, pts - dts > delay { last.dts = pts - delay }
-            if let span = spans[index], let time = last.dts ?? last.pts {
-                let reaching = output.ticks(ofMicroseconds: span.end, stream: index) - time - delay
-                if reaching > 0 || last.duration <= 0 { last.duration = max(0, reaching) }
-            }
+            lastUntilEnd(
+                last, delay: firstDelays[index] ?? 0, after: writtenDts[index] ?? nil, span: spans[index],
+                stream: index,
+                in: output)
             try output.write(last, stream: index)
         }
         try output.finish()
