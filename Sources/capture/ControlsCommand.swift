@@ -225,7 +225,7 @@ struct ControlsCommand: Command {
                 throw .cannotCreate(path: path, reason: String(cString: strerror(errno)))
             }
         } else if link(temporary, path) != 0 {
-            if errno == EEXIST { throw .outputExists(path: path) }
+            if Errno.current == .exists { throw .outputExists(path: path) }
             throw .cannotCreate(path: path, reason: String(cString: strerror(errno)))
         }
     }

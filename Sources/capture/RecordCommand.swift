@@ -174,98 +174,17 @@ struct RecordCommand: Command {
     var wait: DeviceWaitOption?
 
     init(_ arguments: ParsedArguments) throws {
-        func fail(_ message: String) -> UsageError { UsageError(message: message, command: Self.spec) }
-        func number<T: LosslessStringConvertible & Comparable>(_ name: String, _ range: ClosedRange<T>) throws -> T? {
-            try arguments.number(name, range, command: Self.spec)
-        }
-        /// The value of option `name` read by `parse`; a value it refuses is a usage error saying
-        /// what the option `takes`.
-        func parsed<T>(_ name: String, _ parse: (String) -> T?, takes: String) throws -> T? {
-            guard let text = arguments.value(name) else { return nil }
-            guard let value = parse(text) else { throw fail("\(name) takes \(takes), not '\(text)'") }
-            return value
-        }
+        let options = RecordOptions(arguments: arguments, command: Self.spec)
         request = RecordingRequest(output: arguments.positionals[0])
-        request.video = try arguments.value("--video").map { try DeviceName(parsing: $0) }
-        request.audio = try arguments.value("--audio").map { try DeviceName(parsing: $0) }
-        if let text = arguments.value("--video-size") {
-            guard let size = FrameDimensions(videoSize: text), size.width <= 16384, size.height <= 16384 else {
-                throw fail("--video-size takes WIDTHxHEIGHT, e.g. 1280x720, not '\(text)'")
-            }
-            request.videoSize = size
-        }
-        // Above 1000 fps no camera delivers and the encoders' time bases give out.
-        request.frameRate = try parsed(
-            "--framerate", { Rational(videoRate: $0).flatMap { $0.doubleValue <= 1000 ? $0 : nil } },
-            takes: "frames per second up to 1000, e.g. 30, 29.97 or 30000/1001")
-        request.inputFormat = arguments.value("--input-format")
-        request.pixelFormat = arguments.value("--pixel-format")
-        if let text = arguments.value("--codec") {
-            guard let codec = VideoCodec(rawValue: text) else {
-                throw fail("--codec takes h264, raw or copy, not '\(text)'")
-            }
-            request.videoCodec = codec
-        }
-        if let text = arguments.value("--audio-codec") {
-            guard let codec = AudioCodec(rawValue: text) else {
-                throw fail("--audio-codec takes aac, opus, pcm or flac, not '\(text)'")
-            }
-            request.audioCodec = codec
-        }
-        if let text = arguments.value("--sample-format") {
-            guard let format = SampleFormat(rawValue: text) else {
-                throw fail("--sample-format takes s16, s24, s32 or flt, not '\(text)'")
-            }
-            request.sampleFormat = format
-        }
-        request.crf = try number("--crf", 0...51)
-        if let preset = arguments.value("--preset") {
-            guard RecordingRequest.x264Presets.contains(preset) else {
-                throw fail(
-                    "--preset takes one of \(RecordingRequest.x264Presets.joined(separator: ", ")), not '\(preset)'")
-            }
-            request.preset = preset
-        }
-        request.bitRate = try parsed("--bitrate", Self.bitRate, takes: "bits per second, e.g. 4M, 800k or 2500000")
-        request.sampleRate = try number("--sample-rate", 1000...768_000)
-        request.channels = try number("--channels", 1...64)
-        request.duration = try number("--duration", 0.001...DurationValue.longest)
-        request.frames = try number("--frames", 1...Int(Int32.max))
-        request.stallTimeout = try number("--stall-timeout", 0.1...3600.0) ?? 5
-        request.also = arguments.values("--also")
-        request.format = arguments.value("--format")
-        request.connectTimeout = try number("--connect-timeout", 0.1...600.0) ?? 5
-        let reconnectTimeout = try number("--reconnect-timeout", 0.0...86400.0)
-        request.reconnectTimeout = reconnectTimeout ?? 60
-        request.reconnect = arguments.flag("--reconnect")
-        if request.reconnect { request.deviceReconnectTimeout = reconnectTimeout }
-        request.maxRate = try parsed("--maxrate", Self.bitRate, takes: "bits per second, e.g. 3M or 800k")
-        request.bufferSize = try parsed("--bufsize", Self.bitRate, takes: "bits, e.g. 6M or 1500k")
-        if request.bufferSize != nil && request.maxRate == nil { throw fail("--bufsize needs --maxrate") }
-        request.force = arguments.flag("--force")
-        request.segmentTime = try parsed(
-            "--segment-time", DurationValue.seconds, takes: "a length such as 90, 10m, 1h or 1h30m")
-        request.segmentSize = try parsed("--segment-size", ByteSize.bytes, takes: "a size such as 500M, 2G or 750k")
-        request.retention.keep = try number("--keep", 1...1_000_000)
-        request.retention.maxTotalBytes = try parsed(
-            "--max-total-size", ByteSize.bytes, takes: "a size such as 20G or 500M")
-        request.utc = arguments.flag("--utc")
-        request.controls = try arguments.values("--control").map { text in
-            guard let setting = ControlSetting(parsing: text) else {
-                throw fail("--control takes NAME=VALUE, e.g. brightness=20, not '\(text)'")
-            }
-            return setting
-        }
-        request.controlsProfile = arguments.value("--controls-from")
-        request.restoreControls = arguments.flag("--restore-controls")
-        if request.restoreControls && request.controls.isEmpty && request.controlsProfile == nil {
-            throw fail("--restore-controls needs --control or --controls-from")
-        }
+        try options.readVideo(into: &request)
+        try options.readAudio(into: &request)
+        try options.readOutputs(into: &request)
+        try options.readControls(into: &request)
         json = arguments.flag("--json")
         quiet = arguments.flag("--quiet")
         wait = try DeviceWaitOption(arguments, command: Self.spec)
         if wait != nil && request.video == nil && request.audio == nil {
-            throw fail("--wait waits for a device named with --video or --audio")
+            throw options.fail("--wait waits for a device named with --video or --audio")
         }
     }
 
@@ -313,6 +232,14 @@ struct RecordCommand: Command {
             return 0
         }
         if progressLine { printError("\r\u{1B}[K") }
+        return try report(result)
+    }
+
+    /// Prints the summary (on stderr when stdout carries the recording) and the error that
+    /// ended the recording, if any.
+    ///
+    /// - Returns: the exit status: the failure's, 74 when stdout could not be written, else 0.
+    private func report(_ result: RecordingResult) throws -> Int32 {
         var summary = result.summary
         // The error as this command words it, with its own option names.
         if let failure = result.failure { summary.error = failure.line }
@@ -338,109 +265,5 @@ struct RecordCommand: Command {
             return ExitCode.ioError.rawValue
         }
         return 0
-    }
-
-    /// `00:00:04.2  126 frames  30.0 fps  0 dropped  1.1 MiB  2.2 Mbit/s`
-    static func progressText(_ p: RecordingProgress) -> String {
-        let seconds = max(0, p.elapsed)
-        let clock = String(
-            cFormat: "%02d:%02d:%04.1f", Int(seconds) / 3600, Int(seconds) / 60 % 60,
-            seconds.truncatingRemainder(dividingBy: 60))
-        return "\(clock)  \(p.frames) frames  \(String(cFormat: "%.1f", p.fps)) fps  \(p.dropped) dropped  "
-            + "\(byteText(p.bytes))  \(String(cFormat: "%.1f", p.bitRate / 1e6)) Mbit/s"
-    }
-
-    static func byteText(_ bytes: Int64) -> String {
-        if bytes >= 1 << 20 { return String(cFormat: "%.1f MiB", Double(bytes) / 1_048_576) }
-        if bytes >= 1 << 10 { return String(cFormat: "%.1f KiB", Double(bytes) / 1024) }
-        return "\(bytes) bytes"
-    }
-
-    /// `  stream: rtmp://host/live/***: flv, 1.2 MiB sent, 300 packets, 0 dropped, 0 reconnects, 0.0 s disconnected, finished`
-    static func streamText(_ r: StreamReport, number: Int? = nil) -> String {
-        var out =
-            "  stream\(number.map { " \($0)" } ?? ""): \(r.url): \(r.container), \(byteText(r.bytes)) sent, \(r.packetsSent) packets, "
-            + "\(r.packetsDropped) dropped, \(r.reconnects) reconnect\(r.reconnects == 1 ? "" : "s"), "
-            + "\(String(cFormat: "%.1f", r.secondsDisconnected)) s disconnected, \(r.state)\n"
-        if let error = r.error { out += "          last error: \(error)\n" }
-        return out
-    }
-
-    /// `segment 3: cam-0003.mp4, 10.00 s from 20.00 s, 300 frames, 480000 samples, 1.2 MiB`, or a
-    /// deletion; nil for the other events.
-    static func segmentText(_ e: RecordingEvent) -> String? {
-        switch e.event {
-        case .segmentOpened, .deviceLost, .deviceBack:
-            // The next line reports an opened segment closed; a device's comings and goings are
-            // warnings already.
-            return nil
-        case .segmentClosed:
-            let counts = [e.frames.map { "\($0) frames" }, e.samples.map { "\($0) samples" }].compactMap { $0 }
-            var line =
-                "segment \(e.number ?? 0): \(e.path ?? ""), \(String(cFormat: "%.2f", e.duration ?? 0)) s from "
-                + "\(String(cFormat: "%.2f", e.start ?? 0)) s, \((counts + [byteText(e.size ?? 0)]).joined(separator: ", "))"
-            if let problem = e.problem { line += " (\(problem))" }
-            return line + "\n"
-        case .segmentDeleted:
-            return "deleted \(e.path ?? "") (\(byteText(e.size ?? 0))) to stay within the retention limits\n"
-        }
-    }
-
-    /// "         lost and back 2 times, 4.6 s away (frames missing)", or nothing without reconnecting.
-    static func reconnectText(_ count: Int?, _ seconds: Double?, what: String) -> String {
-        guard let count, let seconds, count > 0 || seconds > 0 else { return "" }
-        let times = count == 1 ? "once" : "\(count) times"
-        return "         lost and back \(times), \(String(cFormat: "%.1f", seconds)) s away (\(what))\n"
-    }
-
-    static func summaryText(_ s: RecordingSummary) -> String {
-        var out =
-            "\(s.streams != nil && s.output == s.streams?.first?.url ? "Streamed" : "Recorded") \(s.output == "-" ? "standard output" : s.output): \(s.container), \(String(cFormat: "%.2f", s.duration)) s, \(byteText(s.fileSize))\n"
-        if let v = s.video {
-            var rate = "\(v.frameRate.decimalDescription) fps"
-            if let delivered = v.frameRateDelivered {
-                rate +=
-                    " (the camera delivered \(String(cFormat: "%.1f", delivered)) fps of the \(v.frameRate.decimalDescription) asked)"
-            } else if let measured = v.frameRateMeasured {
-                rate += " (measured \(String(cFormat: "%.2f", measured)))"
-            }
-            out += "  video: \(v.device) \(v.input) -> \(v.codec) \(v.pixelFormat) \(v.width)x\(v.height) \(rate)\n"
-            let d = v.framesDropped
-            out +=
-                "         \(v.framesWritten) frames written, \(d.total) dropped "
-                + "(\(d.late) late, \(d.corrupt) corrupt, \(d.gaps) in gaps), starts at \(String(cFormat: "%.3f", v.start)) s\n"
-            if let duplicated = v.framesDuplicated, duplicated > 0 {
-                out +=
-                    "         \(duplicated) frames repeated to fill the slots the camera left empty "
-                    + "(\(s.container) stores no timestamps)\n"
-            }
-            if v.framesSkippedAtStart > 0 {
-                out += "         \(v.framesSkippedAtStart) frames before the camera's first keyframe skipped\n"
-            }
-            out += reconnectText(v.reconnects, v.secondsDisconnected, what: "frames missing")
-        }
-        if let a = s.audio {
-            var channels = a.channels == 1 ? "1 channel" : "\(a.channels) channels"
-            if let layout = a.channelLayout, !["mono", "stereo", channels].contains(layout) {
-                channels += " (\(layout))"
-            }
-            out += "  audio: \(a.device) \(a.input) -> \(a.codec) \(a.sampleFormat) \(a.sampleRate) Hz \(channels)\n"
-            out +=
-                "         \(a.samples) samples written, \(a.overruns) overruns, starts at \(String(cFormat: "%.3f", a.start)) s\n"
-            out += reconnectText(a.reconnects, a.secondsDisconnected, what: "silence")
-        }
-        if let offset = s.startOffset {
-            out += "  audio/video start offset: \(String(cFormat: "%+.3f", offset)) s\n"
-        }
-        if let controls = s.controls { out += ControlsText.recorded(controls) }
-        if let segments = s.segments { out += "  segments: \(segments) file\(segments == 1 ? "" : "s")\n" }
-        out += "  stopped by: \(s.stopReason)\n"
-        if let problem = s.finishProblem { out += "  note: \(problem)\n" }
-        let streams = s.streams ?? []
-        for (index, stream) in streams.enumerated() {
-            // Two streams to one server read alike once their keys are hidden: they are numbered.
-            out += streamText(stream, number: streams.count > 1 ? index + 1 : nil)
-        }
-        return out
     }
 }

@@ -26,7 +26,7 @@ public final class ALSAMixer {
             ("snd_mixer_load", snd_mixer_load(opened)),
         ] where result < 0 {
             snd_mixer_close(opened)
-            if result == -EACCES || result == -EPERM { throw .permissionDenied(device: card, group: "audio") }
+            if Errno(rawValue: -result).isPermission { throw .permissionDenied(device: card, group: "audio") }
             throw .failed("\(card): \(call) failed: \(ALSAText.string(snd_strerror(result)) ?? "\(result)")")
         }
         handle = opened
@@ -90,34 +90,42 @@ public final class ALSAMixer {
                 ? snd_mixer_selem_has_capture_channel(element, channel) != 0 : raw == 0
             guard present else { continue }
             let mono = volume && snd_mixer_selem_is_capture_mono(element) != 0
-            var entry = MixerElement.Channel(
-                name: mono ? "Mono" : ALSAText.string(snd_mixer_selem_channel_name(channel)) ?? "\(raw)")
-            if volume {
-                var value = 0
-                if snd_mixer_selem_get_capture_volume(element, channel, &value) >= 0 {
-                    entry.volume = value
-                    if let low = out.minimum, let high = out.maximum, high > low {
-                        entry.percent = Int((Double(value - low) * 100 / Double(high - low)).rounded())
-                    }
-                }
-                if out.minimumDB != nil, snd_mixer_selem_get_capture_dB(element, channel, &value) >= 0 {
-                    entry.dB = Double(value) / 100
-                }
-            }
-            if captureSwitch {
-                var on: Int32 = 0
-                if snd_mixer_selem_get_capture_switch(element, channel, &on) >= 0 { entry.captureOn = on != 0 }
-            }
-            if enumerated {
-                var item: UInt32 = 0
-                if snd_mixer_selem_get_enum_item(element, channel, &item) >= 0, Int(item) < out.items.count {
-                    entry.item = out.items[Int(item)]
-                }
-            }
-            out.channels.append(entry)
+            out.channels.append(readChannel(channel, of: element, as: out, mono: mono))
             if mono { break }
         }
         return out
+    }
+
+    /// One capture channel of `element`, whose ranges and items `described` already holds: its
+    /// volume (raw, percent, dB), switch and item, as far as the element has them.
+    private func readChannel(
+        _ channel: snd_mixer_selem_channel_id_t, of element: OpaquePointer, as described: MixerElement, mono: Bool
+    ) -> MixerElement.Channel {
+        var entry = MixerElement.Channel(
+            name: mono ? "Mono" : ALSAText.string(snd_mixer_selem_channel_name(channel)) ?? "\(channel.rawValue)")
+        if described.capabilities.contains("cvolume") {
+            var value = 0
+            if snd_mixer_selem_get_capture_volume(element, channel, &value) >= 0 {
+                entry.volume = value
+                if let low = described.minimum, let high = described.maximum, high > low {
+                    entry.percent = Int((Double(value - low) * 100 / Double(high - low)).rounded())
+                }
+            }
+            if described.minimumDB != nil, snd_mixer_selem_get_capture_dB(element, channel, &value) >= 0 {
+                entry.dB = Double(value) / 100
+            }
+        }
+        if described.capabilities.contains("cswitch") {
+            var on: Int32 = 0
+            if snd_mixer_selem_get_capture_switch(element, channel, &on) >= 0 { entry.captureOn = on != 0 }
+        }
+        if described.capabilities.contains("enum") {
+            var item: UInt32 = 0
+            if snd_mixer_selem_get_enum_item(element, channel, &item) >= 0, Int(item) < described.items.count {
+                entry.item = described.items[Int(item)]
+            }
+        }
+        return entry
     }
 
     /// Checks every setting against its element first, then writes them, then reads back.
@@ -246,10 +254,10 @@ public final class ALSAMixer {
     /// The error for a write libasound failed with `code` (a negative errno).
     private static func failure(_ code: Int32, element: String, device: String, outcome: String) -> CaptureError {
         let text = ALSAText.string(snd_strerror(code)) ?? "\(code)"
-        switch -code {
-        case EIO:
+        switch Errno(rawValue: -code) {
+        case .ioError:
             return .io(subject: device, reason: "\(element): writing the mixer failed: \(text); \(outcome)")
-        case EINVAL, ERANGE, EACCES, EPERM:
+        case .invalidArgument, .outOfRange, .permissionDenied, .notPermitted:
             return .notSupported(device: device, reason: "\(element): the card refused the value (\(text)); \(outcome)")
         default:
             return .failed("\(device): \(element): the card refused the value: \(text); \(outcome)")

@@ -31,11 +31,10 @@ public final class CameraControlSession {
                 capability: CapabilityNames(
                     driver: decodeCString(caps.driver), card: decodeCString(caps.card),
                     busInfo: decodeCString(caps.bus_info)))
-        } catch let error where error.code == EACCES || error.code == EPERM {
-            throw .permissionDenied(device: path, group: V4L2Discovery.groupName(path: path) ?? "video")
-        } catch let error where error.code == ENOENT || error.code == ENODEV {
-            throw .deviceNotFound(device: path, valid: [], hint: "it went away")
         } catch {
+            if let failure = CaptureError.opening(device, failedWith: error.errno, hint: "it went away") {
+                throw failure
+            }
             throw .failed("\(path): \(error.call) failed: \(error.message)")
         }
         self.path = path

@@ -74,16 +74,7 @@ enum ControlValueParser {
             default: throw Rejection(reason: "is not a boolean; \(takes)")
             }
         case "menu", "intmenu":
-            if let index = integer(trimmed) {
-                guard control.menu.contains(where: { $0.index == index }) else {
-                    throw Rejection(reason: "is not one of the menu's entries; \(takes)")
-                }
-                return .integer(index)
-            }
-            if let entry = control.menu.first(where: { $0.name?.equalsIgnoringCase(trimmed) == true }) {
-                return .integer(entry.index)
-            }
-            throw Rejection(reason: "is not one of the menu's entries; \(takes)")
+            return try menuEntry(trimmed, for: control, takes: takes)
         case "bitmask":
             guard let number = integer(trimmed), number >= 0, number <= Int64(UInt32.max) else {
                 throw Rejection(reason: "is not a bit mask; \(takes)")
@@ -92,28 +83,51 @@ enum ControlValueParser {
             guard number & ~mask == 0 else { throw Rejection(reason: "sets bits outside the mask; \(takes)") }
             return .integer(number)
         case "int", "int64":
-            guard let number = integer(trimmed) else { throw Rejection(reason: "is not a whole number; \(takes)") }
-            guard number >= control.minimum, number <= control.maximum else {
-                throw Rejection(reason: "is out of range; \(takes)")
-            }
-            let step = max(control.step, 1)
-            let offset = UInt64(bitPattern: number &- control.minimum)
-            if offset % step != 0 {
-                let below = number &- Int64(offset % step)
-                let above = below &+ Int64(step)
-                let nearest = [below, above].filter { $0 >= control.minimum && $0 <= control.maximum }
-                throw Rejection(
-                    reason:
-                        "is not on the control's step; \(takes) (nearest: \(nearest.map(String.init).joined(separator: " or ")))"
-                )
-            }
-            return .integer(number)
+            return try wholeNumber(trimmed, for: control, takes: takes)
         default:
             throw Rejection(
                 reason:
                     "cannot be set by capture: \(control.name) is a \(control.type) array or compound control; use v4l2-ctl"
             )
         }
+    }
+
+    /// A menu entry by its index or its name (in any case).
+    private static func menuEntry(_ text: String, for control: CameraControl, takes: String) throws(Rejection)
+        -> ControlValue
+    {
+        if let index = integer(text) {
+            guard control.menu.contains(where: { $0.index == index }) else {
+                throw Rejection(reason: "is not one of the menu's entries; \(takes)")
+            }
+            return .integer(index)
+        }
+        if let entry = control.menu.first(where: { $0.name?.equalsIgnoringCase(text) == true }) {
+            return .integer(entry.index)
+        }
+        throw Rejection(reason: "is not one of the menu's entries; \(takes)")
+    }
+
+    /// A whole number within the control's range and on its step (the nearest values said when not).
+    private static func wholeNumber(_ text: String, for control: CameraControl, takes: String) throws(Rejection)
+        -> ControlValue
+    {
+        guard let number = integer(text) else { throw Rejection(reason: "is not a whole number; \(takes)") }
+        guard number >= control.minimum, number <= control.maximum else {
+            throw Rejection(reason: "is out of range; \(takes)")
+        }
+        let step = max(control.step, 1)
+        let offset = UInt64(bitPattern: number &- control.minimum)
+        if offset % step != 0 {
+            let below = number &- Int64(offset % step)
+            let above = below &+ Int64(step)
+            let nearest = [below, above].filter { $0 >= control.minimum && $0 <= control.maximum }
+            throw Rejection(
+                reason:
+                    "is not on the control's step; \(takes) (nearest: \(nearest.map(String.init).joined(separator: " or ")))"
+            )
+        }
+        return .integer(number)
     }
 
     /// A decimal or 0x-prefixed hexadecimal integer, with an optional sign.

@@ -67,16 +67,16 @@ enum V4L2ControlWriter {
     ) -> CaptureError {
         let subject =
             write.map { "\($0.name)=\($0.value)" } ?? batch.map { "\($0.name)=\($0.value)" }.joined(separator: ", ")
-        switch error.code {
-        case EBUSY:
+        switch error.errno {
+        case .busy:
             return .busy(device: "\(path) (control \(subject); \(outcome))", holder: nil)
-        case EACCES, EPERM:
+        case .permissionDenied, .notPermitted:
             return .notSupported(
                 device: path, reason: "\(subject): the driver says it cannot be written; \(outcome)")
-        case ERANGE, EINVAL:
+        case .outOfRange, .invalidArgument:
             return .notSupported(
                 device: path, reason: "the driver refused \(subject) (\(error.message)); \(outcome)")
-        case EIO:
+        case .ioError:
             return .io(subject: path, reason: "\(error.call) failed for \(subject): \(error.message); \(outcome)")
         default:
             return .failed("\(path): \(error.call) failed for \(subject): \(error.message); \(outcome)")

@@ -86,9 +86,9 @@ struct ALSACard: Sendable {
             if let controlError {
                 reason = "permission denied: \(controlError)"
             } else if access(node, R_OK | W_OK) != 0 {
-                let cause = errno
-                reason = cause == ENOENT ? "no device node \(node)" : "\(node): \(String(cString: strerror(cause)))"
-                if cause == EACCES || cause == EPERM { reason = "permission denied: \(node) (join the 'audio' group)" }
+                let cause = Errno.current
+                reason = cause == .noSuchFile ? "no device node \(node)" : "\(node): \(cause)"
+                if cause.isPermission { reason = "permission denied: \(node) (join the 'audio' group)" }
             }
             let description = [name, pcm.name].filter { !$0.isEmpty }.joined(separator: ", ")
             return Device(

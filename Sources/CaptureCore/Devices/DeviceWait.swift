@@ -40,89 +40,11 @@ public enum DeviceWait {
     ///   the resolution (77, 69 ...) as it comes, once the device is there.
     public static func wait(
         for devices: [(name: DeviceName, kind: Device.Kind)], timeout: Double?, stop: StopSignal,
-        report: (String) -> Void
+        report: @escaping (String) -> Void
     ) throws(CaptureError) -> Outcome {
-        let started = SessionClock.now()
-        func elapsed() -> Double { Double(SessionClock.now() - started) / 1e6 }
-        var watcher: FolderWatcher?
+        var waiting = Waiting(timeout: timeout, stop: stop, report: report)
         for (name, kind) in devices {
-            var waitedSince: Double?
-            var appearedAt: Double?
-            // A `pulse:` source is looked up on a server, which a service started at boot may
-            // come before: the server is awaited first, then the source on it.
-            var serverWaitedSince: Double?
-            let limit = timeout.map { "up to \(DurationValue.text($0)) s" } ?? "until it appears"
-            while true {
-                if stop.isRequested { return .stopped }
-                if case .pulse(let source) = name, kind == .audio {
-                    if !PulseDiscovery.serverAnswers() {
-                        if let timeout, elapsed() >= timeout {
-                            throw .deviceNotFound(
-                                device: PulseDiscovery.display(source: source), valid: [],
-                                hint: "no PulseAudio server answered after waiting \(DurationValue.text(timeout)) s "
-                                    + "(\(.wait)); start pulseaudio or pipewire-pulse, or set PULSE_SERVER")
-                        }
-                        if serverWaitedSince == nil {
-                            serverWaitedSince = elapsed()
-                            report(
-                                "Waiting for the PulseAudio server of \(describe(name, kind)), which is not reachable yet "
-                                    + "(\(limit); Ctrl-C to stop)")
-                        }
-                        if watcher == nil { watcher = FolderWatcher(folders: watchedFolders) }
-                        watcher?.wait(seconds: min(1, timeout.map { max(0.05, $0 - elapsed()) } ?? 1), stop: stop)
-                        continue
-                    }
-                    if let since = serverWaitedSince {
-                        report("the PulseAudio server is there (after \(String(cFormat: "%.1f", elapsed() - since)) s)")
-                        serverWaitedSince = nil
-                    }
-                }
-                // Said once the device is there, whether it then opens or not.
-                func appeared() {
-                    if let waitedSince {
-                        report(
-                            "\(describe(name, kind)) is there (after \(String(cFormat: "%.1f", elapsed() - waitedSince)) s)"
-                        )
-                    }
-                }
-                do {
-                    _ = try DeviceResolver.resolve(name, kind: kind)
-                    appeared()
-                    break
-                } catch .deviceNotFound(let device, let valid, let hint) {
-                    if case .index = name {
-                        throw .deviceNotFound(
-                            device: device, valid: valid,
-                            hint: "\(.wait) waits for a device named by path or card (/dev/v4l/by-id/..., "
-                                + "hw:CARD=...), not by an index, which means whichever device comes first")
-                    }
-                    if let timeout, elapsed() >= timeout {
-                        throw .deviceNotFound(
-                            device: device, valid: valid,
-                            hint: "still not there after waiting \(DurationValue.text(timeout)) s (\(.wait))"
-                                + (hint.map { "; \($0)" } ?? ""))
-                    }
-                    if waitedSince == nil {
-                        waitedSince = elapsed()
-                        report("Waiting for \(describe(name, kind)), which is not there yet (\(limit); Ctrl-C to stop)")
-                    }
-                    appearedAt = nil
-                } catch .permissionDenied(let device, let group) where waitedSince != nil {
-                    // A node that has just appeared may not have its group yet.
-                    let since = appearedAt ?? elapsed()
-                    appearedAt = since
-                    if elapsed() - since >= permissionGrace {
-                        appeared()
-                        throw .permissionDenied(device: device, group: group)
-                    }
-                } catch {
-                    appeared()
-                    throw error
-                }
-                if watcher == nil { watcher = FolderWatcher(folders: watchedFolders) }
-                let remaining = timeout.map { max(0.05, $0 - elapsed()) } ?? 1
-                watcher?.wait(seconds: min(1, remaining), stop: stop)
-            }
+            guard try waiting.awaitDevice(name, kind: kind) else { return .stopped }
         }
         return .ready
     }
@@ -130,6 +52,119 @@ public enum DeviceWait {
     /// "camera /dev/video2", "microphone hw:CARD=USB".
     static func describe(_ name: DeviceName, _ kind: Device.Kind) -> String {
         "\(kind == .video ? "camera" : "microphone") \(name)"
+    }
+}
+
+/// One wait for devices, one after another, against one timeout from its start.
+private struct Waiting {
+    let timeout: Double?
+    let stop: StopSignal
+    let report: (String) -> Void
+    private let started = SessionClock.now()
+    private var watcher: FolderWatcher?
+
+    init(timeout: Double?, stop: StopSignal, report: @escaping (String) -> Void) {
+        self.timeout = timeout
+        self.stop = stop
+        self.report = report
+    }
+
+    /// Seconds since the wait began.
+    private func elapsed() -> Double { Double(SessionClock.now() - started) / 1e6 }
+    private var limit: String { timeout.map { "up to \(DurationValue.text($0)) s" } ?? "until it appears" }
+    private var timedOut: Bool { timeout.map { elapsed() >= $0 } ?? false }
+
+    /// Sleeps until a watched folder changes, a second passes, the timeout comes, or a stop.
+    private mutating func pause() {
+        if watcher == nil { watcher = FolderWatcher(folders: DeviceWait.watchedFolders) }
+        watcher?.wait(seconds: min(1, timeout.map { max(0.05, $0 - elapsed()) } ?? 1), stop: stop)
+    }
+
+    /// Waits until `name` resolves as a `kind`. A `pulse:` source is looked up on a server, which
+    /// a service started at boot may come before: the server is awaited first, then the source.
+    ///
+    /// - Returns: false when a stop came first.
+    mutating func awaitDevice(_ name: DeviceName, kind: Device.Kind) throws(CaptureError) -> Bool {
+        var waitedSince: Double?
+        var appearedAt: Double?
+        while true {
+            if stop.isRequested { return false }
+            if case .pulse(let source) = name, kind == .audio {
+                guard try awaitServer(of: source, name: name, kind: kind) else { return false }
+            }
+            // Said once the device is there, whether it then opens or not.
+            func appeared() {
+                guard let waitedSince else { return }
+                let after = String(cFormat: "%.1f", elapsed() - waitedSince)
+                report("\(DeviceWait.describe(name, kind)) is there (after \(after) s)")
+            }
+            do {
+                _ = try DeviceResolver.resolve(name, kind: kind)
+                appeared()
+                return true
+            } catch .deviceNotFound(let device, let valid, let hint) {
+                if case .index = name {
+                    throw .deviceNotFound(
+                        device: device, valid: valid,
+                        hint: "\(.wait) waits for a device named by path or card (/dev/v4l/by-id/..., "
+                            + "hw:CARD=...), not by an index, which means whichever device comes first")
+                }
+                if let timeout, timedOut {
+                    throw .deviceNotFound(
+                        device: device, valid: valid,
+                        hint: "still not there after waiting \(DurationValue.text(timeout)) s (\(.wait))"
+                            + (hint.map { "; \($0)" } ?? ""))
+                }
+                if waitedSince == nil {
+                    waitedSince = elapsed()
+                    report(
+                        "Waiting for \(DeviceWait.describe(name, kind)), which is not there yet (\(limit); Ctrl-C to stop)"
+                    )
+                }
+                appearedAt = nil
+            } catch .permissionDenied(let device, let group) where waitedSince != nil {
+                // A node that has just appeared may not have its group yet.
+                let since = appearedAt ?? elapsed()
+                appearedAt = since
+                if elapsed() - since >= DeviceWait.permissionGrace {
+                    appeared()
+                    throw .permissionDenied(device: device, group: group)
+                }
+            } catch {
+                appeared()
+                throw error
+            }
+            pause()
+        }
+    }
+
+    /// Waits until a PulseAudio server answers.
+    ///
+    /// - Returns: false when a stop came first.
+    private mutating func awaitServer(of source: String?, name: DeviceName, kind: Device.Kind) throws(CaptureError)
+        -> Bool
+    {
+        var waitedSince: Double?
+        while !PulseDiscovery.serverAnswers() {
+            if stop.isRequested { return false }
+            if let timeout, timedOut {
+                throw .deviceNotFound(
+                    device: PulseDiscovery.display(source: source), valid: [],
+                    hint: "no PulseAudio server answered after waiting \(DurationValue.text(timeout)) s "
+                        + "(\(.wait)); start pulseaudio or pipewire-pulse, or set PULSE_SERVER")
+            }
+            if waitedSince == nil {
+                waitedSince = elapsed()
+                report(
+                    "Waiting for the PulseAudio server of \(DeviceWait.describe(name, kind)), which is not reachable yet "
+                        + "(\(limit); Ctrl-C to stop)")
+            }
+            pause()
+        }
+        if let since = waitedSince {
+            report("the PulseAudio server is there (after \(String(cFormat: "%.1f", elapsed() - since)) s)")
+        }
+        return true
     }
 }
 

@@ -123,7 +123,7 @@ enum V4L2Discovery {
 
     /// Why a node could not be queried, with the fix for a permission problem.
     static func reason(path: String, error: V4L2CallError) -> String {
-        guard error.code == EACCES || error.code == EPERM else {
+        guard error.errno.isPermission else {
             return "\(error.call) failed: \(error.message)"
         }
         var owner = ""

@@ -5,10 +5,10 @@ import Glibc
 /// A failed system call on a V4L2 node: the call and its errno.
 struct V4L2CallError: Error, Equatable {
     var call: String
-    var code: Int32
+    var errno: Errno
 
     /// The text of strerror(3).
-    var message: String { String(cString: strerror(code)) }
+    var message: String { errno.description }
 }
 
 /// An open file descriptor on a V4L2 node, used only to query it (never to stream); closed in
@@ -27,9 +27,11 @@ final class V4L2Handle {
     init(path: String) throws(V4L2CallError) {
         var descriptor = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC)
         if descriptor < 0 {
-            let first = errno
+            let first = Errno.current
             descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-            if descriptor < 0 { throw V4L2CallError(call: "open", code: first == EACCES ? first : errno) }
+            if descriptor < 0 {
+                throw V4L2CallError(call: "open", errno: first == .permissionDenied ? first : .current)
+            }
         }
         self.path = path
         self.fd = descriptor
@@ -69,7 +71,7 @@ final class V4L2Handle {
     /// - Throws: `V4L2CallError` naming `call` (e.g. "VIDIOC_ENUM_FMT") and the errno.
     func ioctl<T>(_ request: UInt, _ call: String, _ argument: inout T) throws(V4L2CallError) {
         let result = withUnsafeMutablePointer(to: &argument) { CShim_ioctl(fd, request, $0) }
-        if result < 0 { throw V4L2CallError(call: call, code: errno) }
+        if result < 0 { throw V4L2CallError(call: call, errno: .current) }
     }
 
     /// VIDIOC_QUERYCAP.

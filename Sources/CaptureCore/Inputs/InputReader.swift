@@ -92,15 +92,15 @@ final class InputReader: @unchecked Sendable {
         }
         // Nil only while a lost device is waited for.
         guard input != nil else { return }
-        var current: InputContainer! = input
-        var coalescer = Self.coalescer(for: current, stream: streamIndex)
+        var current: InputContainer? = input
+        var coalescer = Self.coalescer(for: current!, stream: streamIndex)
         // The last, incomplete block goes before the end: the loop takes nothing after it.
         func pushRest() { if let rest = coalescer?.flush() { queue.push(rest, lane: lane) } }
         while !interrupt.isRaised {
             let packet: Packet
             do {
                 packet = try Packet()
-                guard try current.read(into: packet) else {
+                guard try current!.read(into: packet) else {
                     pushRest()
                     queue.end(lane: lane, error: nil)
                     return
@@ -108,52 +108,15 @@ final class InputReader: @unchecked Sendable {
             } catch {
                 if interrupt.isRaised { break }
                 if retriesInPlace(error) { continue }
-                if let reconnect, let reason = lossReason(error) {
-                    // The packets still queued hold the old input open; it closes as they go.
-                    pushRest()
-                    failedReads.withLock { $0.current = nil }
-                    input = nil
-                    current = nil
-                    switch waitForReturn(reconnect, reason: reason) {
-                    case .back(let reopened):
-                        input = reopened
-                        current = reopened
-                        coalescer = Self.coalescer(for: reopened, stream: streamIndex)
-                        continue
-                    case .stopped:
-                        queue.end(lane: lane, error: nil)
-                        return
-                    case .gaveUp(let error):
-                        queue.end(lane: lane, error: error)
-                        return
-                    }
-                }
                 // What was read before the error goes into the file too: the last, incomplete block
                 // of a microphone's samples included.
                 pushRest()
-                queue.end(lane: lane, error: readError(error))
-                return
+                guard let reopened = recover(from: error, current: &current) else { return }
+                coalescer = Self.coalescer(for: reopened, stream: streamIndex)
+                continue
             }
             guard packet.streamIndex == streamIndex else { continue }
-            let arrival = SessionClock.now()
-            failedReads.withLock { reads in
-                if let run = reads.current { reads.recovered.append(run) }
-                reads.current = nil
-            }
-            // A stalled read that ends with data: the device is back without being reopened.
-            if link.waiting,
-                stall.withLock({ value -> Bool in
-                    guard value?.freed == false else { return false }
-                    value = nil
-                    return true
-                })
-            {
-                link.back(at: arrival)
-            }
-            // Rescaled with 128-bit intermediates: wall-clock microseconds times a numerator overflow.
-            let pts = packet.pts.map { Rescale.rescale($0, from: timeBase, to: Rescale.microsecond) }
-            let time = mapper.sessionTime(pts: pts, arrival: arrival, wallOffset: SessionClock.wallClockOffset())
-            let item = QueuedPacket(packet: packet, time: time, arrival: arrival)
+            let item = stamped(packet)
             if coalescer != nil {
                 do {
                     for block in try coalescer!.add(item) { queue.push(block, lane: lane) }
@@ -167,6 +130,57 @@ final class InputReader: @unchecked Sendable {
         }
         pushRest()
         queue.end(lane: lane, error: nil)
+    }
+
+    /// After a read failed for good: with `--reconnect` and a lost device, waits for it to come
+    /// back and opens it again; otherwise ends the lane with the error.
+    ///
+    /// - Parameter current: the reader's input, let go of before the wait (the packets still
+    ///   queued hold the old input open; it closes as they go), the new one after.
+    /// - Returns: the input opened again, or nil when the lane has ended.
+    private func recover(from error: FFmpegError, current: inout InputContainer?) -> InputContainer? {
+        guard let reconnect, let reason = lossReason(error) else {
+            queue.end(lane: lane, error: readError(error))
+            return nil
+        }
+        failedReads.withLock { $0.current = nil }
+        input = nil
+        current = nil
+        switch waitForReturn(reconnect, reason: reason) {
+        case .back(let reopened):
+            input = reopened
+            current = reopened
+            return reopened
+        case .stopped:
+            queue.end(lane: lane, error: nil)
+        case .gaveUp(let error):
+            queue.end(lane: lane, error: error)
+        }
+        return nil
+    }
+
+    /// A packet read from the device, stamped with its arrival and its time on the session
+    /// clock; a run of failed reads, or a stalled read, ends with it.
+    private func stamped(_ packet: Packet) -> QueuedPacket {
+        let arrival = SessionClock.now()
+        failedReads.withLock { reads in
+            if let run = reads.current { reads.recovered.append(run) }
+            reads.current = nil
+        }
+        // A stalled read that ends with data: the device is back without being reopened.
+        if link.waiting,
+            stall.withLock({ value -> Bool in
+                guard value?.freed == false else { return false }
+                value = nil
+                return true
+            })
+        {
+            link.back(at: arrival)
+        }
+        // Rescaled with 128-bit intermediates: wall-clock microseconds times a numerator overflow.
+        let pts = packet.pts.map { Rescale.rescale($0, from: timeBase, to: Rescale.microsecond) }
+        let time = mapper.sessionTime(pts: pts, arrival: arrival, wallOffset: SessionClock.wallClockOffset())
+        return QueuedPacket(packet: packet, time: time, arrival: arrival)
     }
 
     private enum Return {
@@ -304,8 +318,8 @@ final class InputReader: @unchecked Sendable {
             return reason
         }
         switch error.errno {
-        case ENODEV?, ENXIO?: return "unplugged or disconnected"
-        case EIO?: return cameraNodeGone ? "unplugged or disconnected" : "input/output error"
+        case .noSuchDevice, .noSuchDeviceOrAddress: return "unplugged or disconnected"
+        case .ioError: return cameraNodeGone ? "unplugged or disconnected" : "input/output error"
         default:
             if cameraNodeGone { return "unplugged or disconnected" }
             guard source.device.v4l2 == nil else { return nil }
@@ -328,7 +342,7 @@ final class InputReader: @unchecked Sendable {
     private func readError(_ error: FFmpegError) -> CaptureError {
         let name = source.device.name
         // A camera unbound mid-read fails with EINVAL; its node is gone then (`lossReason`).
-        if error.errno == ENODEV || error.errno == ENXIO || cameraNodeGone {
+        if error.errno == .noSuchDevice || error.errno == .noSuchDeviceOrAddress || cameraNodeGone {
             return .io(
                 subject: name,
                 reason: "the device was lost (unplugged or disconnected); the file is finalized up to there")

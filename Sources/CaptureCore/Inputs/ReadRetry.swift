@@ -23,7 +23,7 @@ struct ReadRetry {
     /// whose node is still there. A camera unplugged fails its reads with EIO too (uvcvideo), but
     /// its node is gone by then (V4L2Discovery.cardAndBus opens and queries it): that is a loss.
     static func isTransient(_ error: FFmpegError, device: Device) -> Bool {
-        guard error.errno == EIO, let camera = device.v4l2 else { return false }
+        guard error.errno == .ioError, let camera = device.v4l2 else { return false }
         return V4L2Discovery.cardAndBus(path: camera.path) != nil
     }
 

@@ -18,7 +18,7 @@ public struct SourceProbe: Codable, Hashable, Sendable {
         let input = try source.open(interrupt: InterruptFlag())
         if !source.live {
             do throws(FFmpegError) { try input.findStreamInfo() } catch {
-                throw InputSource.captureError(error, device: device, kind: kind)
+                throw InputSource.captureError(error, device: device)
             }
         }
         let streams = (0..<input.streamCount).map { index in

@@ -18,7 +18,7 @@ public struct FFmpegError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     /// The errno value when the code wraps one (`AVERROR(e)` is `-e`), else nil.
-    public var errno: Int32? { code < 0 && code > -4096 ? -code : nil }
+    public var errno: Errno? { code < 0 && code > -4096 ? Errno(rawValue: -code) : nil }
 
     /// The text of `av_strerror` for the code.
     public var message: String {

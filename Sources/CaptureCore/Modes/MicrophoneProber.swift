@@ -39,24 +39,9 @@ public enum MicrophoneProber {
 
     /// The user-facing error for a failed `snd_pcm_open` or hw_params query.
     static func openError(_ device: Device, code: Int32) -> CaptureError {
-        switch -code {
-        case EBUSY:
-            var holder: String?
-            if let card = device.alsa?.cardIndex, let number = device.alsa?.device {
-                let holders = ALSAHolders.describe(node: ALSACard.captureNode(card: card, device: number))
-                holder = holders.isEmpty ? nil : holders.joined(separator: ", ")
-            }
-            return .busy(device: device.name, holder: holder)
-        case EACCES, EPERM:
-            return .permissionDenied(device: device.name, group: "audio")
-        case ENOENT, ENODEV, ENXIO:
-            return .deviceNotFound(
-                device: device.name, valid: ALSADiscovery.capturePCMs().map(\.name),
-                hint: "ALSA cannot open it (\(ALSAText.error(code)))")
-        default:
-            var reason = "cannot open for capture: \(ALSAText.error(code))"
-            if let line = LibraryLog.shared.takeLastError() { reason += " (\(line))" }
-            return .failed("\(device.name): \(reason)")
-        }
+        if let failure = CaptureError.opening(device, failedWith: Errno(rawValue: -code)) { return failure }
+        var reason = "cannot open for capture: \(ALSAText.error(code))"
+        if let line = LibraryLog.shared.takeLastError() { reason += " (\(line))" }
+        return .failed("\(device.name): \(reason)")
     }
 }

@@ -69,25 +69,7 @@ public enum ModeSelector {
     ///   offer, or the formats on offer when `inputFormat` names one the camera lacks;
     ///   `CaptureError.usage` (64) when `inputFormat` is no format name at all.
     public static func select(_ request: VideoRequest, from probe: CameraProbe) throws(CaptureError) -> VideoMode {
-        var formats = usableFormats(probe)
-        let device = probe.path
-        if request.copy {
-            formats = formats.filter(\.compressed)
-            if formats.isEmpty {
-                throw .notSupported(
-                    device: device,
-                    reason:
-                        "\(.videoCodec, "copy") needs a compressed format (MJPEG, H.264) and the camera offers none; "
-                        + "formats on offer: \(offered(probe))")
-            }
-        }
-        if let name = request.inputFormat {
-            formats = try restrict(formats, to: name, probe: probe)
-        }
-        guard !formats.isEmpty else {
-            throw .notSupported(
-                device: device, reason: "FFmpeg's v4l2 input can capture none of its formats (\(offered(probe)))")
-        }
+        let formats = try formats(for: request, from: probe)
         let candidates = self.candidates(formats, probe: probe, size: request.frameSize)
         let preference = preferenceOrder(formats, current: probe.current?.fourcc)
 
@@ -100,43 +82,64 @@ public enum ModeSelector {
             }.map { $0.0.mode(rate: $0.1) }
         }
 
+        let found: VideoMode?
         switch (request.frameSize, request.frameRate) {
         case (let size?, let rate?):
             let reaching = candidates.filter { $0.size == size }.compactMap { c in
                 c.reach(rate).map { (c, Optional($0)) }
             }
-            if let mode = best(reaching, by: { _, _ in false }) { return mode }
-            throw notReached(request, candidates: candidates, device: device)
+            found = best(reaching, by: { _, _ in false })
         case (let size?, nil):
             let atSize = candidates.filter { $0.size == size }
-            if let mode = best(
+            found = best(
                 atSize.map { ($0, $0.highest) }, by: { ($0.highest ?? Rational(0, 1)) > ($1.highest ?? Rational(0, 1)) }
-            ) {
-                return mode
-            }
-            throw notReached(request, candidates: candidates, device: device)
+            )
         case (nil, let rate?):
             let reaching = candidates.compactMap { c in c.reach(rate).map { (c, Optional($0)) } }
-            if let mode = best(reaching, by: { $0.size.area > $1.size.area }) { return mode }
-            throw notReached(request, candidates: candidates, device: device)
+            found = best(reaching, by: { $0.size.area > $1.size.area })
         case (nil, nil):
             let smooth = candidates.filter { ($0.highest ?? Rational(0, 1)) >= smoothRate }
-            if let mode = best(
-                smooth.map { ($0, $0.highest) },
-                by: { a, b in
-                    a.size.area != b.size.area ? a.size.area > b.size.area : a.highest! > b.highest!
-                })
-            {
-                return mode
+            let largest = best(smooth.map { ($0, $0.highest) }) { a, b in
+                a.size.area != b.size.area ? a.size.area > b.size.area : a.highest! > b.highest!
             }
-            let byRate = best(candidates.map { ($0, $0.highest) }) { a, b in
+            let fastest = best(candidates.map { ($0, $0.highest) }) { a, b in
                 let ra = a.highest ?? Rational(0, 1)
                 let rb = b.highest ?? Rational(0, 1)
                 return ra != rb ? ra > rb : a.size.area > b.size.area
             }
-            if let mode = byRate { return mode }
-            throw .notSupported(device: device, reason: "the camera lists no frame sizes for \(offered(probe))")
+            guard let mode = largest ?? fastest else {
+                throw .notSupported(device: probe.path, reason: "the camera lists no frame sizes for \(offered(probe))")
+            }
+            return mode
         }
+        guard let found else { throw notReached(request, candidates: candidates, device: probe.path) }
+        return found
+    }
+
+    /// The formats a mode may be chosen from: those FFmpeg can capture, only the compressed ones
+    /// for a copy, only the one named by `--input-format`.
+    private static func formats(for request: VideoRequest, from probe: CameraProbe) throws(CaptureError)
+        -> [CameraFormat]
+    {
+        var formats = usableFormats(probe)
+        if request.copy {
+            formats = formats.filter(\.compressed)
+            if formats.isEmpty {
+                throw .notSupported(
+                    device: probe.path,
+                    reason:
+                        "\(.videoCodec, "copy") needs a compressed format (MJPEG, H.264) and the camera offers none; "
+                        + "formats on offer: \(offered(probe))")
+            }
+        }
+        if let name = request.inputFormat {
+            formats = try restrict(formats, to: name, probe: probe)
+        }
+        guard !formats.isEmpty else {
+            throw .notSupported(
+                device: probe.path, reason: "FFmpeg's v4l2 input can capture none of its formats (\(offered(probe)))")
+        }
+        return formats
     }
 
     /// The largest frame size the camera offers in a format FFmpeg's v4l2 input can capture, in

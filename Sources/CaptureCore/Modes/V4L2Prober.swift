@@ -11,17 +11,16 @@ public enum CameraProber {
     ///
     /// Wraps VIDIOC_QUERYCAP, G_INPUT, ENUMINPUT, ENUM_FMT, ENUM_FRAMESIZES, ENUM_FRAMEINTERVALS,
     /// G_FMT, G_PARM, QUERY_EXT_CTRL (QUERYCTRL on old drivers), QUERYMENU and G_EXT_CTRLS.
-    /// - Throws: `CaptureError.deviceNotFound` (66), `.permissionDenied` (77), `.notSupported`
-    ///   (69) for a node that is not a camera, `.failed` for other ioctl failures.
+    /// - Throws: `CaptureError.deviceNotFound` (66), `.permissionDenied` (77), `.busy` (75),
+    ///   `.notSupported` (69) for a node that is not a camera, `.failed` for other ioctl failures.
     public static func probe(path: String) throws(CaptureError) -> CameraProbe {
         let device = try V4L2Discovery.device(path: path)
         let nodePath = device.v4l2?.path ?? device.name
         do {
             let handle = try V4L2Handle(path: nodePath)
             return try probe(handle)
-        } catch let error where error.code == EACCES || error.code == EPERM {
-            throw .permissionDenied(device: nodePath, group: V4L2Discovery.groupName(path: nodePath) ?? "video")
         } catch {
+            if let failure = CaptureError.opening(device, failedWith: error.errno) { throw failure }
             throw .failed("\(nodePath): \(error.call) failed: \(error.message)")
         }
     }
@@ -69,7 +68,7 @@ public enum CameraProber {
             desc.type = bufferType
             do {
                 try handle.ioctl(CShim_VIDIOC_ENUM_FMT, "VIDIOC_ENUM_FMT", &desc)
-            } catch  where error.code == EINVAL {
+            } catch  where error.errno == .invalidArgument {
                 break
             }
             let code = desc.pixelformat

@@ -52,11 +52,7 @@ final class FileOutput: RecordingOutput {
                 try file.create(container, options: options, replacing: replacing)
             } catch {
                 // The hidden file is gone; the path itself was never touched.
-                if error.call == "rename" && error.errno == EEXIST { throw .outputExists(path: path) }
-                if error.call == "avio_open" || error.call == "rename" {
-                    throw .cannotCreate(path: path, reason: error.description)
-                }
-                throw .failed("\(path): the \(container.formatName) muxer refused the streams: \(error)")
+                throw .creatingFailed(error, path: path, formatName: container.formatName)
             }
         }
         do {
@@ -118,7 +114,7 @@ final class FileOutput: RecordingOutput {
             try FastStartRewrite.rewrite(path: path, formatName: container.formatName, spans: container.spans)
             return nil
         } catch {
-            let cause = error.errno == ENOSPC ? "the disk is full" : "\(error)"
+            let cause = CaptureError.writeCause(error)
             return "the file stays fragmented (complete, but players may show no length and seek slowly): "
                 + "rewriting it with its index in front failed: \(cause)"
         }

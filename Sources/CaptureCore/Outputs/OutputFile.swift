@@ -73,10 +73,9 @@ struct OutputFile {
         }
         beforeNaming(special ? path : temporaryPath)
         if special { return }
-        let failure = moveIntoPlace(replacing: replacing)
-        if failure != 0 {
+        if let failure = moveIntoPlace(replacing: replacing) {
             container.abandon()
-            throw FFmpegError(-failure, call: "rename")
+            throw FFmpegError(-failure.rawValue, call: "rename")
         }
     }
 
@@ -91,10 +90,10 @@ struct OutputFile {
     /// `unlink(2)`, which fails with `EEXIST` if the name was taken meanwhile. The hidden file is
     /// gone afterwards either way; on failure `path` is untouched.
     ///
-    /// - Returns: 0, or the `errno` of the failed move.
-    func moveIntoPlace(replacing: Bool) -> Int32 {
+    /// - Returns: nil, or the `errno` of the failed move.
+    func moveIntoPlace(replacing: Bool) -> Errno? {
         let moved = replacing ? rename(temporaryPath, path) : link(temporaryPath, path)
-        let cause = moved == 0 ? 0 : errno
+        let cause = moved == 0 ? nil : Errno.current
         if !replacing || moved != 0 { unlink(temporaryPath) }
         return cause
     }

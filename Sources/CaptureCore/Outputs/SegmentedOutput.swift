@@ -28,43 +28,6 @@ import Glibc
 /// Threads: everything but the finishing runs on the recording loop's thread; the finishers
 /// share only `lock`'s state.
 final class SegmentedOutput: @unchecked Sendable {
-    /// One file of the series. Used by the loop's thread until it is handed whole to a finisher,
-    /// after which nothing else touches it.
-    final class Segment: @unchecked Sendable {
-        let number: Int
-        let container: OutputContainer
-        /// Set when its header is written.
-        var path = ""
-        /// Where it starts on the recording's clock, microseconds.
-        var start: Int64 = 0
-        /// Per stream, the ticks that become its 0: the cut for video, the first packet's start
-        /// for audio (within one audio packet of the cut), so that both start at 0.
-        var origins: [Int64?] = []
-        var frames = 0
-        var samples: Int64 = 0
-        /// The end of its last packet, microseconds on the recording's clock.
-        var end: Int64 = 0
-        /// Set once no more video (audio) can come for it: the cut's keyframe (an audio packet
-        /// past the cut) went to the next one.
-        var videoDone = false
-        var audioDone = false
-        /// Holds the file's `SegmentLock` from its header until it is finished; -1 when none.
-        var lockDescriptor: Int32 = -1
-
-        init(number: Int, container: OutputContainer) {
-            self.number = number
-            self.container = container
-        }
-
-        deinit { unlock() }
-
-        /// Drops the file's `SegmentLock`: another recorder's retention may delete it from now on.
-        func unlock() {
-            SegmentLock.release(lockDescriptor)
-            lockDescriptor = -1
-        }
-    }
-
     let plan: SegmentPlan
     let formatName: String
     let options: [String: String]
@@ -73,16 +36,16 @@ final class SegmentedOutput: @unchecked Sendable {
     private var videoStreams: Set<Int> = []
     /// Streams of raw PCM, whose packets are cut at the very sample where a segment starts.
     private var pcmStreams: Set<Int> = []
-    /// Per stream whose decoder needs the samples before its first (AAC, Opus), how many per
-    /// channel a later segment starts with, and the last packets written, which hold them.
-    private var prerolls: [Int: Int] = [:]
-    private var recent: [Int: [Packet]] = [:]
+    /// The packets a later segment's AAC or Opus stream starts with.
+    private var priming = SegmentPriming()
     /// The file packets go to; before the first packet, a container with no file yet.
     private(set) var current: Segment
     /// The file before a cut, until both streams have passed it.
     private var closing: Segment?
     private var pendingCut: Int64?
 
+    /// Deletes what the retention policy no longer keeps; used by the loop's thread only.
+    private let sweeper: SegmentSweeper
     private let lock = Condition()
     private let finishers = DispatchGroup()
     // Under `lock`.
@@ -100,6 +63,7 @@ final class SegmentedOutput: @unchecked Sendable {
         self.formatName = formatName
         self.options = options
         self.replacing = replacing
+        sweeper = SegmentSweeper(plan: plan)
         current = Segment(
             number: 1, container: try OutputContainer(name: plan.template.pattern, formatName: formatName))
     }
@@ -129,7 +93,7 @@ final class SegmentedOutput: @unchecked Sendable {
         if case .encoder(let encoder) = source {
             if encoder.name.hasPrefix("pcm_") { pcmStreams.insert(index) }
             let preroll = encoder.decoderPreroll
-            if preroll > 0 && FastStartRewrite.muxers.contains(formatName) { prerolls[index] = preroll }
+            if preroll > 0 && FastStartRewrite.muxers.contains(formatName) { priming.prerolls[index] = preroll }
         }
         return index
     }
@@ -139,7 +103,7 @@ final class SegmentedOutput: @unchecked Sendable {
         case .encoder(let encoder):
             // The first file keeps the encoder's own priming; a later one has its pre-roll, or none.
             let first = container === current.container && current.number == 1
-            return try container.addStream(encoder: encoder, priming: first ? nil : prerolls[index] ?? 0)
+            return try container.addStream(encoder: encoder, priming: first ? nil : priming.prerolls[index] ?? 0)
         case .copy(let input, let stream, let timeBase):
             return try container.addStream(copying: input, stream: stream, timeBase: timeBase)
         }
@@ -241,11 +205,7 @@ final class SegmentedOutput: @unchecked Sendable {
             }
         } catch {
             segment.unlock()
-            if error.call == "rename" && error.errno == EEXIST { throw .outputExists(path: path) }
-            if error.call == "avio_open" || error.call == "rename" {
-                throw .cannotCreate(path: path, reason: error.description)
-            }
-            throw .failed("\(path): the \(formatName) muxer refused the streams: \(error)")
+            throw .creatingFailed(error, path: path, formatName: formatName)
         }
         lock.withLock {
             numbers[path] = segment.number
@@ -313,10 +273,18 @@ final class SegmentedOutput: @unchecked Sendable {
     /// Writes a packet that starts at `time` into `segment`, on the segment's own times.
     private func put(_ packet: Packet, stream: Int, time: Int64, into segment: Segment) throws(CaptureError) {
         let ticks = packet.pts ?? packet.dts ?? 0
-        if segment.origins[stream] == nil, let preroll = prerolls[stream] {
-            try prime(segment, stream: stream, samples: preroll, before: packet)
+        if segment.origins[stream] == nil, priming.primes(stream) {
+            // The packets before it, on times before the segment's 0, ahead of its first.
+            segment.origins[stream] = ticks
+            for carried in try priming.packets(before: packet, stream: stream) {
+                do {
+                    try segment.container.write(carried, stream: stream)
+                } catch {
+                    throw .writeFailed(error, subject: segment.path, kept: "the segment")
+                }
+            }
         }
-        if prerolls[stream] != nil { try remember(packet, stream: stream) }
+        if priming.primes(stream) { try priming.remember(packet, stream: stream) }
         let origin = segment.origins[stream] ?? ticks
         segment.origins[stream] = origin
         // A video packet without a duration lasts one frame: its stream's tick.
@@ -334,48 +302,8 @@ final class SegmentedOutput: @unchecked Sendable {
         do {
             try segment.container.write(packet, stream: stream)
         } catch {
-            throw Self.writeError(error, path: segment.path)
+            throw .writeFailed(error, subject: segment.path, kept: "the segment")
         }
-    }
-
-    /// Writes into a later segment, ahead of its first packet of `stream` (`first`), the packets
-    /// before it that carry `samples` per channel, on times before the segment's 0: its priming.
-    /// Where fewer came before (a microphone that started late), the earliest one known stands
-    /// in for the rest: a decoder only warms up on them, and players skip them.
-    private func prime(_ segment: Segment, stream: Int, samples: Int, before first: Packet) throws(CaptureError) {
-        let origin = first.pts ?? first.dts ?? 0
-        var carried: [Packet] = []
-        var covered: Int64 = 0
-        let known = recent[stream] ?? []
-        var index = known.count - 1
-        while covered < Int64(samples) {
-            let source = index >= 0 ? known[index] : carried.first ?? first
-            guard source.duration > 0 else { break }
-            let copy = try media("priming a segment") { () throws(FFmpegError) in try Packet(referencing: source) }
-            covered += copy.duration
-            copy.pts = -covered
-            copy.dts = -covered
-            carried.insert(copy, at: 0)
-            index -= 1
-        }
-        segment.origins[stream] = origin
-        for packet in carried {
-            do {
-                try segment.container.write(packet, stream: stream)
-            } catch {
-                throw Self.writeError(error, path: segment.path)
-            }
-        }
-    }
-
-    /// Keeps a reference to `packet` (written next, which takes its payload) among the last ones of
-    /// `stream`, as many as a later segment's priming needs.
-    private func remember(_ packet: Packet, stream: Int) throws(CaptureError) {
-        var kept = recent[stream] ?? []
-        kept.append(try media("priming a segment") { () throws(FFmpegError) in try Packet(referencing: packet) })
-        let needed = Int64(prerolls[stream] ?? 0)
-        while kept.count > 1 && kept.dropFirst().reduce(0, { $0 + $1.duration }) >= needed { kept.removeFirst() }
-        recent[stream] = kept
     }
 
     private func finishClosingIfDone() {
@@ -386,7 +314,7 @@ final class SegmentedOutput: @unchecked Sendable {
     func flush() throws(CaptureError) {
         for segment in [closing, current].compactMap({ $0 }) {
             do throws(FFmpegError) { try segment.container.flush() } catch {
-                throw Self.writeError(error, path: segment.path)
+                throw .writeFailed(error, subject: segment.path, kept: "the segment")
             }
         }
     }
@@ -401,7 +329,7 @@ final class SegmentedOutput: @unchecked Sendable {
         let format = formatName
         let (hasVideo, hasAudio) = (self.hasVideo, self.hasAudio)
         DetachedThread.start(name: "capture segment") { [self] in
-            let event = Self.finish(segment, formatName: format, hasVideo: hasVideo, hasAudio: hasAudio)
+            let event = segment.finish(formatName: format, hasVideo: hasVideo, hasAudio: hasAudio)
             segment.unlock()
             lock.withLock {
                 record(event)
@@ -409,26 +337,6 @@ final class SegmentedOutput: @unchecked Sendable {
             }
             finishers.leave()
         }
-    }
-
-    /// Writes the trailer, moves an MP4's index to the front, and says what the file holds.
-    private static func finish(_ segment: Segment, formatName: String, hasVideo: Bool, hasAudio: Bool) -> RecordingEvent
-    {
-        var problem: String?
-        do {
-            try segment.container.finish()
-            if FastStartRewrite.muxers.contains(formatName) {
-                try FastStartRewrite.rewrite(path: segment.path, formatName: formatName, spans: segment.container.spans)
-            }
-        } catch {
-            problem = error.errno == ENOSPC ? "disk full (no space left on device)" : "\(error)"
-        }
-        var status = stat()
-        let size = stat(segment.path, &status) == 0 ? Int64(status.st_size) : segment.container.bytesWritten
-        return RecordingEvent(
-            event: .segmentClosed, path: segment.path, number: segment.number, start: seconds(segment.start),
-            duration: seconds(segment.end - segment.start), frames: hasVideo ? segment.frames : nil,
-            samples: hasAudio ? segment.samples : nil, size: size, problem: problem)
     }
 
     /// Notes a closed segment; under `lock`.
@@ -448,7 +356,7 @@ final class SegmentedOutput: @unchecked Sendable {
         finishers.wait()
         var failure: CaptureError?
         for segment in [closing, current].compactMap({ $0 }) where segment.container.headerWritten {
-            let event = Self.finish(segment, formatName: formatName, hasVideo: hasVideo, hasAudio: hasAudio)
+            let event = segment.finish(formatName: formatName, hasVideo: hasVideo, hasAudio: hasAudio)
             segment.unlock()
             if let problem = event.problem, failure == nil { failure = .io(subject: segment.path, reason: problem) }
             lock.withLock { record(event) }
@@ -468,64 +376,23 @@ final class SegmentedOutput: @unchecked Sendable {
         }
         guard !plan.retention.isEmpty else { return taken }
         let closed = taken.contains { $0.event == .segmentClosed }
-        let shortBy = closedAll ? 0 : spaceShortfall()
+        let shortBy = closedAll ? 0 : sweeper.shortfall(written: bytesWritten, over: current.end)
         guard closed || shortBy > 0 else { return taken }
         let (written, busy) = lock.withLock { (finishedPaths, inFlight) }
-        // Never a file this run has open, being finished, or about to finish; nor one another
-        // capture process has open or is finishing (the same template in the same folder): that
-        // is no finished file of the series yet, and it counts for no limit.
-        let files = SeriesFile.list(template: plan.template, written: written).filter {
-            !busy.contains($0.path) && $0.path != closing?.path && !SegmentLock.isHeld($0.path)
-        }
         let open = current.container.headerWritten && !closedAll ? current.path : nil
-        let openBytes = open == nil ? 0 : current.container.bytesWritten
-        var doomed = closed ? plan.retention.deletions(among: files, current: open, currentBytes: openBytes) : []
-        if shortBy > 0 {
-            // The disk fills before the limits are reached: the oldest go now, so the recording
-            // goes on rather than ending on a full disk.
-            let left = files.filter { file in !doomed.contains { $0.path == file.path } }
-            let room = RetentionPolicy.freeing(shortBy, among: left, current: open)
-            if !room.isEmpty && !warnedFull {
-                warnedFull = true
-                pendingWarning =
-                    "the disk holding \(plan.template.pattern) is nearly full; deleting the oldest segments "
-                    + "of the series to make room"
-            }
-            doomed += room
-        }
-        // Checked again at the unlink: another recorder may have opened the name since the listing.
-        for file in doomed {
-            guard let bytes = SegmentLock.deleteIfFree(file.path) else { continue }
-            let number = lock.withLock { numbers[file.path] }
-            taken.append(RecordingEvent(event: .segmentDeleted, path: file.path, number: number, size: bytes))
+        let deleted = sweeper.sweep(
+            written: written, busy: busy.union([closing?.path].compactMap { $0 }), open: open,
+            openBytes: open == nil ? 0 : current.container.bytesWritten, closed: closed, shortBy: shortBy)
+        for (path, bytes) in deleted {
+            let number = lock.withLock { numbers[path] }
+            taken.append(RecordingEvent(event: .segmentDeleted, path: path, number: number, size: bytes))
         }
         return taken
     }
 
     /// A line for the user, once: the disk filled and the oldest segments make room.
-    func takeWarning() -> String? {
-        defer { pendingWarning = nil }
-        return pendingWarning
-    }
-    private var pendingWarning: String?
-    private var warnedFull = false
+    func takeWarning() -> String? { sweeper.takeWarning() }
 
-    /// Bytes missing from the free space the recording should have ahead of it in its folder:
-    /// four seconds of what it writes, and at least 1 MiB; 0 when there is enough.
-    private func spaceShortfall() -> Int64 {
-        var status = statvfs()
-        let folder = plan.template.directory.isEmpty ? "." : plan.template.directory
-        guard statvfs(folder, &status) == 0 else { return 0 }
-        let free = Int64(status.f_bavail) * Int64(status.f_frsize)
-        let seconds = Double(max(current.end, 1)) / 1e6
-        let rate = Double(bytesWritten) / seconds
-        let reserve = max(Int64(1 << 20), Int64(rate * 4))
-        return max(0, reserve - free)
-    }
-
-    private static func writeError(_ error: FFmpegError, path: String) -> CaptureError {
-        .writeFailed(error, subject: path, kept: "the segment")
-    }
-
-    private static func seconds(_ microseconds: Int64) -> Double { (Double(microseconds) / 1000).rounded() / 1000 }
+    /// Seconds, rounded to the millisecond, as events give times.
+    static func seconds(_ microseconds: Int64) -> Double { (Double(microseconds) / 1000).rounded() / 1000 }
 }

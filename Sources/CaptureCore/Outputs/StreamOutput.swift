@@ -361,11 +361,11 @@ final class StreamOutput: @unchecked Sendable {
             return "no answer within \(DurationValue.text(timeout)) s"
         }
         switch error.errno {
-        case ECONNREFUSED: return "connection refused; is the server running and listening on that port?"
-        case ECONNRESET: return "connection reset by the server"
-        case EPIPE: return "the server closed the connection"
-        case ETIMEDOUT: return "no answer within \(DurationValue.text(timeout)) s"
-        case ENETUNREACH, EHOSTUNREACH: return "network unreachable"
+        case .connectionRefused: return "connection refused; is the server running and listening on that port?"
+        case .connectionReset: return "connection reset by the server"
+        case .brokenPipe: return "the server closed the connection"
+        case .timedOut: return "no answer within \(DurationValue.text(timeout)) s"
+        case .networkUnreachable, .hostUnreachable: return "network unreachable"
         default: break
         }
         let text = target.scrub(error.description)

@@ -83,93 +83,11 @@ enum AudioEncoderPlanner {
     ) throws(CaptureError) -> AudioEncoderPlan {
         var plan: AudioEncoderPlan
         switch codec {
-        case .aac, .opus:
-            if let requested {
-                throw .usage(
-                    "\(.sampleFormat, requested.rawValue) applies to \(.audioCodec, "pcm") and flac; \(codec.rawValue) chooses its own"
-                )
-            }
-            let (name, options) = codec == .aac ? ("aac", [:]) : CodecChoice.opusEncoder
-            let formats = Encoder.sampleFormats(of: name)
-            // 16-bit input stays 16-bit where the encoder takes it (libopus); else its float.
-            let sample =
-                formats.contains(AV_SAMPLE_FMT_S16) && input.format == .s16
-                ? AV_SAMPLE_FMT_S16 : formats.first { $0 == AV_SAMPLE_FMT_FLT } ?? formats.first ?? AV_SAMPLE_FMT_FLTP
-            plan = AudioEncoderPlan(
-                encoder: name, options: options, sampleFormat: sample, sampleRate: input.sampleRate,
-                layout: .standard(input.channels),
-                bitRate: codec == .aac ? (input.channels == 1 ? 96_000 : 64_000 * min(input.channels, 8)) : 0,
-                writtenFormat: repairedString(av_get_sample_fmt_name(sample)) ?? "?")
-        case .pcm:
-            let held = SampleFormat.allCases.filter {
-                CodecChoice.holds(container, pcm($0).codec)
-            }
-            let chosen: SampleFormat
-            if let requested {
-                guard held.contains(requested) else {
-                    throw .usage(
-                        ".\(container.fileExtension) files cannot hold \(requested.rawValue) PCM; use \(.sampleFormat, held.map(\.rawValue).joined(separator: " or ")), or record to \(containers(holdingPCM: requested))"
-                    )
-                }
-                chosen = requested
-            } else {
-                // The input's own format, else the nearest the container holds without losing more.
-                let order: [SampleFormat] =
-                    switch input.format {
-                    case .s16: [.s16]
-                    case .s24: [.s24, .s32, .flt, .s16]
-                    case .s32: [.s32, .s24, .flt, .s16]
-                    case .flt: [.flt, .s32, .s24, .s16]
-                    }
-                chosen = order.first { held.contains($0) } ?? .s16
-            }
-            let (id, sample, bits) = pcm(chosen)
-            plan = AudioEncoderPlan(
-                encoder: repairedString(avcodec_get_name(id)) ?? "pcm_s16le", sampleFormat: sample,
-                bitsPerRawSample: bits, sampleRate: input.sampleRate, layout: .standard(input.channels),
-                writtenFormat: chosen.rawValue)
-        case .flac:
-            // FLAC in FFmpeg 5.1 encodes at most 24 bits a sample, integers only.
-            if let requested, requested == .s32 || requested == .flt {
-                // PCM in this container, or the containers that hold PCM of that format.
-                let elsewhere =
-                    CodecChoice.holds(container, pcm(requested).codec) ? "" : " in \(containers(holdingPCM: requested))"
-                throw .usage(
-                    "FLAC holds at most 24-bit integer samples; use \(.sampleFormat, "s24") or s16, or \(.audioCodec, "pcm") for \(requested.rawValue)\(elsewhere)"
-                )
-            }
-            let chosen: SampleFormat = (requested ?? input.format) == .s16 ? .s16 : .s24
-            plan = AudioEncoderPlan(
-                encoder: "flac", sampleFormat: chosen == .s16 ? AV_SAMPLE_FMT_S16 : AV_SAMPLE_FMT_S32,
-                bitsPerRawSample: chosen == .s16 ? 0 : 24, sampleRate: input.sampleRate,
-                layout: .standard(input.channels), writtenFormat: chosen.rawValue)
+        case .aac, .opus: plan = try lossy(codec, input: input, requested: requested)
+        case .pcm: plan = try pcm(in: container, input: input, requested: requested)
+        case .flac: plan = try flac(in: container, input: input, requested: requested)
         }
-
-        let rates = Encoder.sampleRates(of: plan.encoder)
-        if !rates.isEmpty && !rates.contains(plan.sampleRate) {
-            let rate = plan.sampleRate
-            // The nearest rate it takes; on a tie the higher, which loses nothing.
-            let nearest = rates.min { a, b in
-                abs(a - rate) != abs(b - rate) ? abs(a - rate) < abs(b - rate) : a > b
-            }!
-            plan.notes.append("\(codec.rawValue) does not take \(rate) Hz; resampling to \(nearest) Hz")
-            plan.sampleRate = nearest
-        }
-
-        if layout(for: plan, channels: input.channels) == nil && layout(for: plan, channels: 1) == nil
-            && layout(for: plan, channels: 2) == nil
-        {
-            // Not the channels but the rate: FLAC lists no rates yet opens none above 655350 Hz.
-            let rate = plan.sampleRate
-            for lower in [384_000, 352_800, 192_000, 176_400, 96_000, 88_200, 48_000, 44_100] where lower < rate {
-                plan.sampleRate = lower
-                if layout(for: plan, channels: input.channels) != nil {
-                    plan.notes.append("\(codec.rawValue) does not take \(rate) Hz; resampling to \(lower) Hz")
-                    break
-                }
-                plan.sampleRate = rate
-            }
-        }
+        fitRate(&plan, codec: codec, channels: input.channels)
         guard let layout = layout(for: plan, channels: input.channels) else {
             let takes = (1...16).filter { layout(for: plan, channels: $0) != nil }
             let keeping = ContainerFormat.extensions { $0.holdsAudio && CodecChoice.holds($0, AV_CODEC_ID_PCM_S16LE) }
@@ -182,6 +100,107 @@ enum AudioEncoderPlanner {
         }
         plan.layout = layout
         return plan
+    }
+
+    /// AAC or Opus: the encoder's own sample format (16-bit kept where it takes it).
+    private static func lossy(_ codec: AudioCodec, input: Input, requested: SampleFormat?) throws(CaptureError)
+        -> AudioEncoderPlan
+    {
+        if let requested {
+            throw .usage(
+                "\(.sampleFormat, requested.rawValue) applies to \(.audioCodec, "pcm") and flac; \(codec.rawValue) chooses its own"
+            )
+        }
+        let (name, options) = codec == .aac ? ("aac", [:]) : CodecChoice.opusEncoder
+        let formats = Encoder.sampleFormats(of: name)
+        // 16-bit input stays 16-bit where the encoder takes it (libopus); else its float.
+        let sample =
+            formats.contains(AV_SAMPLE_FMT_S16) && input.format == .s16
+            ? AV_SAMPLE_FMT_S16 : formats.first { $0 == AV_SAMPLE_FMT_FLT } ?? formats.first ?? AV_SAMPLE_FMT_FLTP
+        return AudioEncoderPlan(
+            encoder: name, options: options, sampleFormat: sample, sampleRate: input.sampleRate,
+            layout: .standard(input.channels),
+            bitRate: codec == .aac ? (input.channels == 1 ? 96_000 : 64_000 * min(input.channels, 8)) : 0,
+            writtenFormat: repairedString(av_get_sample_fmt_name(sample)) ?? "?")
+    }
+
+    /// PCM: the format asked for, else the input's own or the nearest the container holds
+    /// without losing more.
+    private static func pcm(in container: ContainerFormat, input: Input, requested: SampleFormat?)
+        throws(CaptureError) -> AudioEncoderPlan
+    {
+        let held = SampleFormat.allCases.filter { CodecChoice.holds(container, pcm($0).codec) }
+        let chosen: SampleFormat
+        if let requested {
+            guard held.contains(requested) else {
+                throw .usage(
+                    ".\(container.fileExtension) files cannot hold \(requested.rawValue) PCM; use \(.sampleFormat, held.map(\.rawValue).joined(separator: " or ")), or record to \(containers(holdingPCM: requested))"
+                )
+            }
+            chosen = requested
+        } else {
+            let order: [SampleFormat] =
+                switch input.format {
+                case .s16: [.s16]
+                case .s24: [.s24, .s32, .flt, .s16]
+                case .s32: [.s32, .s24, .flt, .s16]
+                case .flt: [.flt, .s32, .s24, .s16]
+                }
+            chosen = order.first { held.contains($0) } ?? .s16
+        }
+        let (id, sample, bits) = pcm(chosen)
+        return AudioEncoderPlan(
+            encoder: repairedString(avcodec_get_name(id)) ?? "pcm_s16le", sampleFormat: sample,
+            bitsPerRawSample: bits, sampleRate: input.sampleRate, layout: .standard(input.channels),
+            writtenFormat: chosen.rawValue)
+    }
+
+    /// FLAC: 16 or 24 bits a sample; FFmpeg 5.1 encodes at most 24, integers only.
+    private static func flac(in container: ContainerFormat, input: Input, requested: SampleFormat?)
+        throws(CaptureError) -> AudioEncoderPlan
+    {
+        if let requested, requested == .s32 || requested == .flt {
+            // PCM in this container, or the containers that hold PCM of that format.
+            let elsewhere =
+                CodecChoice.holds(container, pcm(requested).codec) ? "" : " in \(containers(holdingPCM: requested))"
+            throw .usage(
+                "FLAC holds at most 24-bit integer samples; use \(.sampleFormat, "s24") or s16, or \(.audioCodec, "pcm") for \(requested.rawValue)\(elsewhere)"
+            )
+        }
+        let chosen: SampleFormat = (requested ?? input.format) == .s16 ? .s16 : .s24
+        return AudioEncoderPlan(
+            encoder: "flac", sampleFormat: chosen == .s16 ? AV_SAMPLE_FMT_S16 : AV_SAMPLE_FMT_S32,
+            bitsPerRawSample: chosen == .s16 ? 0 : 24, sampleRate: input.sampleRate,
+            layout: .standard(input.channels), writtenFormat: chosen.rawValue)
+    }
+
+    /// Moves `plan`'s rate to one the encoder takes, with a note: the nearest it lists, or, for an
+    /// encoder that lists none but opens with no layout at this rate (FLAC above 655350 Hz), the
+    /// first common lower rate it opens with.
+    private static func fitRate(_ plan: inout AudioEncoderPlan, codec: AudioCodec, channels: Int) {
+        let rates = Encoder.sampleRates(of: plan.encoder)
+        if !rates.isEmpty && !rates.contains(plan.sampleRate) {
+            let rate = plan.sampleRate
+            // The nearest rate it takes; on a tie the higher, which loses nothing.
+            let nearest = rates.min { a, b in
+                abs(a - rate) != abs(b - rate) ? abs(a - rate) < abs(b - rate) : a > b
+            }!
+            plan.notes.append("\(codec.rawValue) does not take \(rate) Hz; resampling to \(nearest) Hz")
+            plan.sampleRate = nearest
+        }
+        guard
+            layout(for: plan, channels: channels) == nil && layout(for: plan, channels: 1) == nil
+                && layout(for: plan, channels: 2) == nil
+        else { return }
+        let rate = plan.sampleRate
+        for lower in [384_000, 352_800, 192_000, 176_400, 96_000, 88_200, 48_000, 44_100] where lower < rate {
+            plan.sampleRate = lower
+            if layout(for: plan, channels: channels) != nil {
+                plan.notes.append("\(codec.rawValue) does not take \(rate) Hz; resampling to \(lower) Hz")
+                return
+            }
+            plan.sampleRate = rate
+        }
     }
 
     /// The first of ``ChannelLayout/candidates(_:)`` the encoder opens with, or nil.

@@ -46,41 +46,8 @@ struct InputSource: Sendable {
         camera: CameraProbe? = nil, microphone: MicrophoneProbe? = nil
     ) throws(CaptureError) -> InputSource {
         switch device.api {
-        case .test:
-            if kind == .video {
-                let size = video.frameSize ?? FrameDimensions(width: 640, height: 480)
-                let rate = video.frameRate ?? Rational(30, 1)
-                // `realtime` paces the graph like a camera; without it lavfi runs as fast as it can.
-                // testsrc2 silently rounds an odd size down when it negotiates 4:2:0; 4:4:4 keeps
-                // every size, as a camera with an odd size would deliver it.
-                let odd = size.width % 2 == 1 || size.height % 2 == 1
-                if let name = video.inputFormat {
-                    throw ModeSelector.fixedFormatError(
-                        name, device: device.name,
-                        delivers: "the test source delivers \(odd ? "yuv444p" : "yuv420p") only")
-                }
-                let format = odd ? ",format=yuv444p" : ""
-                let graph = "testsrc2=size=\(size):rate=\(rate)\(format),realtime"
-                return InputSource(
-                    device: device, kind: kind, format: "lavfi", url: graph, options: [:], live: true, clock: .media,
-                    frameRate: rate)
-            }
-            return InputSource(
-                device: device, kind: kind, format: "lavfi", url: TestSources.audioGraph + ",arealtime", options: [:],
-                live: true, clock: .media, frameRate: nil)
-        case .lavfi:
-            guard let graph = device.lavfiGraph else { throw .usage("\(device.name): not a lavfi graph") }
-            if kind == .video, let name = video.inputFormat {
-                throw ModeSelector.fixedFormatError(
-                    name, device: device.name,
-                    delivers: "a lavfi graph delivers what it ends in; set format= in the graph")
-            }
-            if kind == .video && (video.frameSize != nil || video.frameRate != nil) {
-                throw .usage("\(.videoSize) and \(.frameRate) do not apply to a lavfi graph; set them in the graph")
-            }
-            return InputSource(
-                device: device, kind: kind, format: "lavfi", url: graph, options: [:], live: false, clock: .media,
-                frameRate: nil)
+        case .test: return try testSource(device, kind: kind, video: video)
+        case .lavfi: return try lavfiGraph(device, kind: kind, video: video)
         case .v4l2:
             // The mode comes from the camera's own list (what ffmpeg gets wrong: it asks the driver
             // for the size and takes whatever format and rate come back).
@@ -102,29 +69,77 @@ struct InputSource: Sendable {
             source.mode = mode
             return source
         case .alsa, .pulse:
-            // Opened in a format, rate and channel count the device has natively; what was asked
-            // for is converted afterwards. Asking libasound first also turns FFmpeg's bare EIO for
-            // any open failure into busy (naming the holder), denied or missing.
             guard let microphone else { throw .failed("\(device.name): the microphone's formats were not probed") }
-            let plan = try AudioFormatChoice.choose(
-                for: microphone, sampleRate: audio.sampleRate,
-                channels: audio.channels, sampleFormat: audio.sampleFormat)
-            var options = ["sample_rate": "\(plan.sampleRate)", "channels": "\(plan.channels)"]
-            let url: String
-            if device.api == .pulse {
-                url = device.pulse?.source ?? "default"
-                options["fragment_size"] = "\(Self.pulseFragmentBytes(plan))"
-            } else if case .alsa(let name)? = try? DeviceName(parsing: plan.openName) {
-                url = name
-            } else {
-                url = plan.openName
-            }
-            var source = InputSource(
-                device: device, kind: kind, format: device.api == .pulse ? "pulse" : "alsa", url: url, options: options,
-                live: true, clock: nil, frameRate: nil)
-            source.audioPlan = plan
-            return source
+            return try microphoneSource(device, kind: kind, audio: audio, microphone: microphone)
         }
+    }
+
+    /// The built-in test pattern or tone: a lavfi graph paced in real time.
+    private static func testSource(_ device: Device, kind: Device.Kind, video: VideoRequest) throws(CaptureError)
+        -> InputSource
+    {
+        guard kind == .video else {
+            return InputSource(
+                device: device, kind: kind, format: "lavfi", url: TestSources.audioGraph + ",arealtime", options: [:],
+                live: true, clock: .media, frameRate: nil)
+        }
+        let size = video.frameSize ?? FrameDimensions(width: 640, height: 480)
+        let rate = video.frameRate ?? Rational(30, 1)
+        // `realtime` paces the graph like a camera; without it lavfi runs as fast as it can.
+        // testsrc2 silently rounds an odd size down when it negotiates 4:2:0; 4:4:4 keeps
+        // every size, as a camera with an odd size would deliver it.
+        let odd = size.width % 2 == 1 || size.height % 2 == 1
+        if let name = video.inputFormat {
+            throw ModeSelector.fixedFormatError(
+                name, device: device.name, delivers: "the test source delivers \(odd ? "yuv444p" : "yuv420p") only")
+        }
+        let format = odd ? ",format=yuv444p" : ""
+        let graph = "testsrc2=size=\(size):rate=\(rate)\(format),realtime"
+        return InputSource(
+            device: device, kind: kind, format: "lavfi", url: graph, options: [:], live: true, clock: .media,
+            frameRate: rate)
+    }
+
+    /// A `lavfi:` graph, read as fast as it runs; size, rate and format are the graph's own.
+    private static func lavfiGraph(_ device: Device, kind: Device.Kind, video: VideoRequest) throws(CaptureError)
+        -> InputSource
+    {
+        guard let graph = device.lavfiGraph else { throw .usage("\(device.name): not a lavfi graph") }
+        if kind == .video, let name = video.inputFormat {
+            throw ModeSelector.fixedFormatError(
+                name, device: device.name, delivers: "a lavfi graph delivers what it ends in; set format= in the graph")
+        }
+        if kind == .video && (video.frameSize != nil || video.frameRate != nil) {
+            throw .usage("\(.videoSize) and \(.frameRate) do not apply to a lavfi graph; set them in the graph")
+        }
+        return InputSource(
+            device: device, kind: kind, format: "lavfi", url: graph, options: [:], live: false, clock: .media,
+            frameRate: nil)
+    }
+
+    /// An ALSA or PulseAudio microphone, opened in a format, rate and channel count it has
+    /// natively; what was asked for is converted afterwards. Asking libasound first also turns
+    /// FFmpeg's bare EIO for any open failure into busy (naming the holder), denied or missing.
+    private static func microphoneSource(
+        _ device: Device, kind: Device.Kind, audio: AudioWish, microphone: MicrophoneProbe
+    ) throws(CaptureError) -> InputSource {
+        let plan = try AudioFormatChoice.choose(
+            for: microphone, sampleRate: audio.sampleRate, channels: audio.channels, sampleFormat: audio.sampleFormat)
+        var options = ["sample_rate": "\(plan.sampleRate)", "channels": "\(plan.channels)"]
+        let url: String
+        if device.api == .pulse {
+            url = device.pulse?.source ?? "default"
+            options["fragment_size"] = "\(Self.pulseFragmentBytes(plan))"
+        } else if case .alsa(let name)? = try? DeviceName(parsing: plan.openName) {
+            url = name
+        } else {
+            url = plan.openName
+        }
+        var source = InputSource(
+            device: device, kind: kind, format: device.api == .pulse ? "pulse" : "alsa", url: url, options: options,
+            live: true, clock: nil, frameRate: nil)
+        source.audioPlan = plan
+        return source
     }
 
     /// The fragment size FFmpeg's pulse input asks the server for (its `fragment_size` option,
@@ -144,46 +159,29 @@ struct InputSource: Sendable {
             return try InputContainer(
                 url: url, format: format, options: options, audioCodec: audioPlan?.codec, interrupt: interrupt)
         } catch {
-            throw Self.captureError(error, device: device, kind: kind, mode: mode)
+            throw Self.captureError(error, device: device, mode: mode)
         }
     }
 
     /// The user-facing error for an FFmpeg failure on a device.
     ///
     /// - Parameter mode: the camera mode being opened, named in errors about starting the stream.
-    static func captureError(
-        _ error: FFmpegError, device: Device, kind: Device.Kind, mode: VideoMode? = nil
-    ) -> CaptureError {
+    static func captureError(_ error: FFmpegError, device: Device, mode: VideoMode? = nil) -> CaptureError {
         let name = device.name
         if device.api == .v4l2, let reason = streamStartReason(error, mode: mode) {
             return .notSupported(device: device.v4l2?.path ?? name, reason: reason)
         }
-        if device.api == .alsa, let errno = error.errno, [EBUSY, EACCES, EPERM, ENOENT, ENODEV, ENXIO].contains(errno) {
-            return MicrophoneProber.openError(device, code: -errno)
+        if let failure = CaptureError.opening(device, failedWith: error.errno) { return failure }
+        if device.api == .lavfi { return .usage("\(name): the lavfi graph does not open: \(error)") }
+        if device.api == .test {
+            // The test pattern and tone open whatever the machine; what fails is a size or rate
+            // FFmpeg's generators do not make.
+            return .notSupported(
+                device: name,
+                reason: "the test source cannot make what was asked (\(error)); ask for another "
+                    + "\(.videoSize) or \(.frameRate)")
         }
-        switch error.errno {
-        case EBUSY?:
-            let node = device.v4l2?.path ?? name
-            let holders = device.api == .v4l2 ? ALSAHolders.describe(node: node) : []
-            return .busy(device: node, holder: holders.isEmpty ? nil : holders.joined(separator: ", "))
-        case EACCES?, EPERM?:
-            let group = device.v4l2.flatMap { V4L2Discovery.groupName(path: $0.path) }
-            return .permissionDenied(
-                device: device.v4l2?.path ?? name, group: group ?? (kind == .video ? "video" : "audio"))
-        case ENOENT?, ENODEV?, ENXIO?:
-            return .deviceNotFound(device: name, valid: [], hint: nil)
-        default:
-            if device.api == .lavfi { return .usage("\(name): the lavfi graph does not open: \(error)") }
-            if device.api == .test {
-                // The test pattern and tone open whatever the machine; what fails is a size or rate
-                // FFmpeg's generators do not make.
-                return .notSupported(
-                    device: name,
-                    reason: "the test source cannot make what was asked (\(error)); ask for another "
-                        + "\(.videoSize) or \(.frameRate)")
-            }
-            return .notSupported(device: name, reason: "cannot open it as asked: \(error)")
-        }
+        return .notSupported(device: name, reason: "cannot open it as asked: \(error)")
     }
 
     /// A camera's refusal to start streaming (`VIDIOC_STREAMON`, as FFmpeg's log names it) in the
@@ -193,7 +191,7 @@ struct InputSource: Sendable {
     /// little left for this mode, not a full disk.
     static func streamStartReason(_ error: FFmpegError, mode: VideoMode?) -> OptionText? {
         let what = mode.map { "\($0)" } ?? "this mode"
-        if error.errno == ENOSPC {
+        if error.errno == .noSpace {
             return "the USB bus has too little bandwidth left to stream \(what) (the driver's ENOSPC at stream start, "
                 + "not a full disk); choose a smaller size or a lower rate, a compressed format (\(.inputFormat, "mjpeg")), "
                 + "or plug the camera into another USB port or controller"

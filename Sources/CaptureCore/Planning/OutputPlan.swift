@@ -31,80 +31,96 @@ public struct OutputPlan: Sendable {
             let target = OutputTarget(text)
             let format = position == 0 ? request.format : nil
             if target.isNetwork {
-                if let problem = target.problem { throw .usage("\(target.printable): \(problem)") }
-                // A file's extension names a muxer as well (`mkv` is Matroska's).
-                let named = format.map { name in
-                    ContainerFormat.all.first { $0.fileExtension == name.lowercased() }?.muxer ?? name.lowercased()
-                }
-                guard let muxer = named ?? target.impliedMuxer else { continue }
-                guard av_guess_format(muxer, nil, nil) != nil else {
-                    throw .usage("\(.format): FFmpeg has no muxer named '\(muxer)'; for a stream use flv or mpegts")
-                }
-                if target.scheme?.hasPrefix("rtmp") == true && muxer != "flv" {
-                    throw .usage("\(target.printable): RTMP carries FLV only; leave out \(.format) or give flv")
-                }
-                if ["mp4", "mov", "ipod", "ismv"].contains(muxer) {
-                    throw .usage(
-                        "\(.format) \(muxer) writes its index at the end of a file and cannot stream; use mpegts")
-                }
+                guard let stream = try Self.stream(to: target, format: format) else { continue }
                 if streams.contains(where: { $0.target.url == target.url }) {
                     throw .usage("\(target.printable) is given twice (the same URL, stream key included)")
                 }
-                streams.append(Stream(target: target, muxer: muxer))
+                streams.append(stream)
                 continue
             }
-            if text.contains("://") {
-                throw .usage(
-                    "'\(OutputTarget.scrubbed(text))': record streams to rtmp://, rtmps:// and srt:// URLs "
-                        + "(and udp:// or tcp:// with MPEG-TS); other URLs are not outputs")
-            }
-            if text == "-" && (position > 0 || format == nil) {
-                throw .usage(
-                    position > 0
-                        ? "'-' (standard output) can only be the recording's first output"
-                        : "'-' writes to standard output: name the container with \(.format) (nut, mkv, mpegts ...)")
-            }
-            if let file {
-                throw .usage(
-                    "a recording writes one file ('\(file)' and '\(text)'); give the other outputs as stream URLs")
-            }
+            try Self.checkFile(text, position: position, format: format, earlier: file)
             file = text
-            if let format {
-                guard
-                    let named = ContainerFormat.all.first(where: {
-                        $0.muxer == format.lowercased() || $0.fileExtension == format.lowercased()
-                    })
-                else {
-                    throw .usage(
-                        "\(.format) for a file takes one of \(ContainerFormat.all.map(\.muxer).joined(separator: ", ")), not '\(format)'"
-                    )
-                }
-                fileContainer = named
-            } else {
-                fileContainer = try ContainerFormat.forPath(text)
-            }
+            fileContainer = try Self.container(ofFile: text, format: format)
         }
         self.file = file
         self.streams = streams
-        if let fileContainer {
-            container = fileContainer
-            // FFmpeg's WAV muxer takes AAC, but almost no player reads it there.
-            if !streams.isEmpty && fileContainer.muxer == "wav" {
-                throw .usage(
-                    "a .wav file holds PCM, which no stream carries, and the file and the streams share one encode; "
-                        + "record the file as .m4a (or .mkv) alongside a stream")
-            }
-            if !streams.isEmpty {
-                container = ContainerFormat(
-                    fileExtension: fileContainer.fileExtension, muxer: fileContainer.muxer,
-                    defaultVideoCodec: fileContainer.holdsVideo ? .h264 : nil,
-                    defaultAudioCodec: fileContainer.holdsAudio ? .aac : nil)
-            }
-        } else {
+        guard let fileContainer else {
             let muxer = streams[0].muxer
             container = ContainerFormat(
                 fileExtension: muxer, muxer: muxer, defaultVideoCodec: .h264, defaultAudioCodec: .aac)
+            return
         }
+        container = fileContainer
+        guard !streams.isEmpty else { return }
+        // FFmpeg's WAV muxer takes AAC, but almost no player reads it there.
+        if fileContainer.muxer == "wav" {
+            throw .usage(
+                "a .wav file holds PCM, which no stream carries, and the file and the streams share one encode; "
+                    + "record the file as .m4a (or .mkv) alongside a stream")
+        }
+        container = ContainerFormat(
+            fileExtension: fileContainer.fileExtension, muxer: fileContainer.muxer,
+            defaultVideoCodec: fileContainer.holdsVideo ? .h264 : nil,
+            defaultAudioCodec: fileContainer.holdsAudio ? .aac : nil)
+    }
+
+    /// The stream to a network `target`, in the muxer `format` names or its scheme implies; nil
+    /// when neither names one.
+    private static func stream(to target: OutputTarget, format: String?) throws(CaptureError) -> Stream? {
+        if let problem = target.problem { throw .usage("\(target.printable): \(problem)") }
+        // A file's extension names a muxer as well (`mkv` is Matroska's).
+        let named = format.map { name in
+            ContainerFormat.all.first { $0.fileExtension == name.lowercased() }?.muxer ?? name.lowercased()
+        }
+        guard let muxer = named ?? target.impliedMuxer else { return nil }
+        guard av_guess_format(muxer, nil, nil) != nil else {
+            throw .usage("\(.format): FFmpeg has no muxer named '\(muxer)'; for a stream use flv or mpegts")
+        }
+        if target.scheme?.hasPrefix("rtmp") == true && muxer != "flv" {
+            throw .usage("\(target.printable): RTMP carries FLV only; leave out \(.format) or give flv")
+        }
+        if ["mp4", "mov", "ipod", "ismv"].contains(muxer) {
+            throw .usage("\(.format) \(muxer) writes its index at the end of a file and cannot stream; use mpegts")
+        }
+        return Stream(target: target, muxer: muxer)
+    }
+
+    /// Refuses a file output that cannot be: a URL of a kind not recorded to, standard output
+    /// anywhere but first or without a container named, a second file.
+    private static func checkFile(_ text: String, position: Int, format: String?, earlier: String?)
+        throws(CaptureError)
+    {
+        if text.contains("://") {
+            throw .usage(
+                "'\(OutputTarget.scrubbed(text))': record streams to rtmp://, rtmps:// and srt:// URLs "
+                    + "(and udp:// or tcp:// with MPEG-TS); other URLs are not outputs")
+        }
+        if text == "-" && (position > 0 || format == nil) {
+            throw .usage(
+                position > 0
+                    ? "'-' (standard output) can only be the recording's first output"
+                    : "'-' writes to standard output: name the container with \(.format) (nut, mkv, mpegts ...)")
+        }
+        if let earlier {
+            throw .usage(
+                "a recording writes one file ('\(earlier)' and '\(text)'); give the other outputs as stream URLs")
+        }
+    }
+
+    /// The container of the file `path`: the one `format` names (a muxer or an extension), else
+    /// the one its extension names.
+    private static func container(ofFile path: String, format: String?) throws(CaptureError) -> ContainerFormat {
+        guard let format else { return try ContainerFormat.forPath(path) }
+        guard
+            let named = ContainerFormat.all.first(where: {
+                $0.muxer == format.lowercased() || $0.fileExtension == format.lowercased()
+            })
+        else {
+            throw .usage(
+                "\(.format) for a file takes one of \(ContainerFormat.all.map(\.muxer).joined(separator: ", ")), not '\(format)'"
+            )
+        }
+        return named
     }
 
     /// True when the "file" is standard output (`-`): written as a pipe, never moved into place

@@ -25,72 +25,11 @@ struct RecordingLoop {
         guard let start = try waitForDevices() else { return s.stoppedBeforeFirstFrame }
         let t0 = start.t0
         s.stop.keepReadingOnStop()
-        // With a camera, the audio ends where its last frame ends, set once the video is done; until
-        // then it may run one frame past the duration at most. (A camera the encoder cannot keep up
-        // with sends its last frames late or has them dropped, and the audio, taken meanwhile, ran
-        // on a third of a second.)
-        if let duration = s.plan.duration {
-            let end = Int64(duration * 1e6)
-            s.outputs.recordingEnds(at: end)
-            if let video = s.video {
-                video.path.endTime = end
-                s.audio?.path.endTime = end + Rescale.microseconds(ofSlot: 1, rate: video.path.rate)
-            } else {
-                s.audio?.path.endTime = end
-            }
-        }
+        setEnds()
         var policy = StopPolicy(t0: t0, duration: s.plan.duration)
-        let watch = StallWatch(
-            limit: Int64(s.plan.stallTimeout * 1e6), startedAt: start.readersStarted, loopStart: SessionClock.now())
-        // Twice a second, with the muxer options' half-second fragments: after kill -9 at 5 s,
-        // 4 s must decode although start-up and the encoder's delay take their share too.
-        var flush = Cadence(every: 500_000)
-        var progress = ProgressMeter(t0: t0)
-        var ended = Set<Int>()
-        var failure: CaptureError?
-        // True when encoding or writing failed: nothing more can go into the outputs.
-        var writeFailed = false
-
-        while failure == nil {
-            let now = SessionClock.now()
-            if policy.shouldEnd(
-                now: now, stop: s.stop, queue: s.queue, video: s.video, audio: s.audio, endedLanes: ended)
-                || allDone(ended)
-            {
-                break
-            }
-            switch s.queue.next(timeout: 0.1) {
-            case .packet(let lane, let item):
-                do { try take(item, lane: lane, t0: t0, policy: &policy) } catch {
-                    failure = error
-                    writeFailed = true
-                }
-            case .ended(let lane, let error):
-                ended.insert(lane)
-                if let error, !policy.stopping { failure = error }
-            case .idle:
-                break
-            }
-            if failure == nil {
-                do throws(LoopEnd) {
-                    try housekeeping(
-                        now: SessionClock.now(), t0: t0, stalls: policy.stopping ? nil : watch, ended: ended,
-                        flush: &flush, progress: &progress)
-                } catch {
-                    failure = error.error
-                    writeFailed = error.writing
-                }
-            }
-        }
-        if failure == nil && !policy.stopping {
-            // The inputs ended by themselves: at the limit the request set, or before it.
-            if s.plan.frameLimit != nil && s.video?.path.done == true {
-                policy.reason = .frames
-            } else if s.plan.duration != nil && [s.video?.path.done, s.audio?.path.done].allSatisfy({ $0 ?? true })
-                && ended.count < s.readers.count
-            {
-                policy.reason = .duration
-            }
+        var went = pump(t0: t0, readersStarted: start.readersStarted, policy: &policy)
+        if went.failure == nil && !policy.stopping, let reason = reasonOfOwnEnd(ended: went.ended) {
+            policy.reason = reason
         }
         // Stop the readers, write what they captured before the end and the loop had not taken
         // yet (a loop behind the devices holds seconds of it), then finalize. Frames the queue
@@ -99,9 +38,9 @@ struct RecordingLoop {
         // queued has not reached its end yet, and cutting the audio at its last frame taken would
         // lose the seconds a loop behind a slow encoder has yet to write (a 10 s recording kept
         // 7.5 s of sound).
-        if let video = s.video, video.path.done || ended.contains(video.lane) { alignAudioEnd() }
+        if let video = s.video, video.path.done || went.ended.contains(video.lane) { alignAudioEnd() }
         s.stop.interrupt.raise()
-        if !writeFailed {
+        if !went.writeFailed {
             do {
                 try drain(t0: t0, policy: &policy)
                 // A camera that never reached its end (a stop it sent nothing after, a lost one):
@@ -109,14 +48,96 @@ struct RecordingLoop {
                 alignAudioEnd()
                 try releaseTail(t0: t0)
             } catch {
-                if failure == nil { failure = error }
+                if went.failure == nil { went.failure = error }
             }
         }
         s.queue.close()
         if let video = s.video { video.path.noteDropped(times: s.queue.takeDropped(lane: video.lane).map { $0 - t0 }) }
         let result = try s.finalize(
-            failure: failure, stopReason: failure == nil ? policy.reason : .error, startOffset: start.offset)
+            failure: went.failure, stopReason: went.failure == nil ? policy.reason : .error, startOffset: start.offset)
         return .recorded(result)
+    }
+
+    /// Sets where the streams end for a recording with a duration. With a camera, the audio ends
+    /// where its last frame ends, set once the video is done; until then it may run one frame past
+    /// the duration at most. (A camera the encoder cannot keep up with sends its last frames late
+    /// or has them dropped, and the audio, taken meanwhile, ran on a third of a second.)
+    private func setEnds() {
+        let s = session
+        guard let duration = s.plan.duration else { return }
+        let end = Int64(duration * 1e6)
+        s.outputs.recordingEnds(at: end)
+        if let video = s.video {
+            video.path.endTime = end
+            s.audio?.path.endTime = end + Rescale.microseconds(ofSlot: 1, rate: video.path.rate)
+        } else {
+            s.audio?.path.endTime = end
+        }
+    }
+
+    /// How the packets went: the error that ended them, whether it was a failed write (nothing
+    /// more can go into the outputs), and the lanes whose readers ended.
+    private struct Run {
+        var failure: CaptureError?
+        var writeFailed = false
+        var ended = Set<Int>()
+    }
+
+    /// Takes packets and does the housekeeping between them until the policy ends the recording,
+    /// every stream is done, or something fails.
+    private func pump(t0: Int64, readersStarted: Int64, policy: inout StopPolicy) -> Run {
+        let s = session
+        let watch = StallWatch(
+            limit: Int64(s.plan.stallTimeout * 1e6), startedAt: readersStarted, loopStart: SessionClock.now())
+        // Twice a second, with the muxer options' half-second fragments: after kill -9 at 5 s,
+        // 4 s must decode although start-up and the encoder's delay take their share too.
+        var flush = Cadence(every: 500_000)
+        var progress = ProgressMeter(t0: t0)
+        var run = Run()
+        while run.failure == nil {
+            let now = SessionClock.now()
+            if policy.shouldEnd(
+                now: now, stop: s.stop, queue: s.queue, video: s.video, audio: s.audio, endedLanes: run.ended)
+                || allDone(run.ended)
+            {
+                break
+            }
+            switch s.queue.next(timeout: 0.1) {
+            case .packet(let lane, let item):
+                do { try take(item, lane: lane, t0: t0, policy: &policy) } catch {
+                    run.failure = error
+                    run.writeFailed = true
+                }
+            case .ended(let lane, let error):
+                run.ended.insert(lane)
+                if let error, !policy.stopping { run.failure = error }
+            case .idle:
+                break
+            }
+            guard run.failure == nil else { break }
+            do throws(LoopEnd) {
+                try housekeeping(
+                    now: SessionClock.now(), t0: t0, stalls: policy.stopping ? nil : watch, ended: run.ended,
+                    flush: &flush, progress: &progress)
+            } catch {
+                run.failure = error.error
+                run.writeFailed = error.writing
+            }
+        }
+        return run
+    }
+
+    /// Why the inputs ended by themselves, with no stop asked: at the limit the request set
+    /// (frames, duration); nil when they ended before it.
+    private func reasonOfOwnEnd(ended: Set<Int>) -> StopReason? {
+        let s = session
+        if s.plan.frameLimit != nil && s.video?.path.done == true { return .frames }
+        if s.plan.duration != nil && [s.video?.path.done, s.audio?.path.done].allSatisfy({ $0 ?? true })
+            && ended.count < s.readers.count
+        {
+            return .duration
+        }
+        return nil
     }
 
     /// What ends a recording from between packets; `writing`: writing failed, so nothing more can

@@ -13,7 +13,7 @@ extension RecordingSession {
         if !source.live && kind == .video {
             // An unpaced lavfi graph does not declare its frame rate until some frames are read.
             do throws(FFmpegError) { try input.findStreamInfo() } catch {
-                throw InputSource.captureError(error, device: source.device, kind: kind)
+                throw InputSource.captureError(error, device: source.device)
             }
         }
         let wanted: MediaStreamInfo.Kind = kind == .video ? .video : .audio
@@ -60,7 +60,7 @@ extension RecordingSession {
         if stop.isRequested { throw .failed("\(source.device.name): stopped before its first keyframe") }
         // Interrupted at the deadline (`AVERROR_EXIT`), or failing as late: no keyframe in time.
         if SessionClock.now() - started >= limit { throw stall }
-        throw InputSource.captureError(error, device: source.device, kind: .video)
+        throw InputSource.captureError(error, device: source.device)
     }
 
     func openVideo(_ plan: RecordingPlan.Video) throws(CaptureError) -> Track<VideoPath> {
@@ -74,33 +74,27 @@ extension RecordingSession {
             try findParameterSets(input, source: source)
             info = input.info(of: index)
         }
-        let width = info.width ?? 0
-        let height = info.height ?? 0
-        // The driver may quietly apply another size or rate than asked; record nothing rather than
-        // something else.
-        if let mode = source.mode {
-            if mode.width != width || mode.height != height {
-                throw .notSupported(
-                    device: source.url, reason: "asked for \(mode) but the driver applied \(width)x\(height)")
-            }
-            if let rate = mode.frameRate, !mode.rateFromInput, let applied = info.frameRate,
-                abs(applied.doubleValue - rate.doubleValue) > rate.doubleValue * 0.01
-            {
-                throw .notSupported(
-                    device: source.url,
-                    reason: "asked for \(mode) but the driver applied \(applied.decimalDescription) fps")
-            }
-        }
-        var rate = info.frameRate ?? source.frameRate ?? Rational(30, 1)
-        if rate.doubleValue > 1000 || rate.doubleValue <= 0 { rate = Rational(30, 1) }
-        let inputFormat = info.pixelFormat.flatMap { PixelFormat(name: $0) }
         let container = self.plan.container
-        var target = (width: width, height: height, format: inputFormat ?? .yuv420p)
+        let settled = try VideoNegotiation.negotiate(
+            plan, input: info, container: container, withAudio: self.plan.audio != nil)
+        if let warning = settled.warning { onWarning(warning) }
+        let rate = settled.rate
         let stream: Int
         var decoder: Decoder?
         var encoder: EncodedStream?
-        switch plan.codec {
-        case .copy:
+        if let settings = settled.settings {
+            decoder = try media("opening the video decoder") { () throws(FFmpegError) in
+                try Decoder(input: input, stream: index)
+            }
+            let name = CodecChoice.encoderName(plan.codec, in: container)
+            let made = try media("opening the \(name) encoder") { () throws(FFmpegError) in
+                try Encoder(video: name, settings, globalHeader: wantsGlobalHeader)
+            }
+            stream = try media("adding the video stream") { () throws(FFmpegError) in
+                try addOutputStream(encoder: made)
+            }
+            encoder = EncodedStream(encoder: made, stream: stream, kind: "video", packetDuration: 1)
+        } else {
             guard input.canCopy(stream: index, into: container.muxer) else {
                 let instead = CodecChoice.copyAlternatives(codec: info.codec, in: container)
                 throw .plan(
@@ -113,56 +107,13 @@ extension RecordingSession {
             stream = try media("adding the video stream") { () throws(FFmpegError) in
                 try addOutputStream(copying: input, stream: index, timeBase: rate.inverted)
             }
-        case .h264, .raw:
-            decoder = try media("opening the video decoder") { () throws(FFmpegError) in
-                try Decoder(input: input, stream: index)
-            }
-            if plan.codec == .h264 {
-                target.format = plan.pixelFormat.flatMap { PixelFormat(name: $0) } ?? .yuv420p
-                let even = (width: max(2, width & ~1), height: max(2, height & ~1))
-                if even.width != width || even.height != height {
-                    onWarning(
-                        "\(width)x\(height) is an odd frame size, which H.264 in 4:2:0 cannot hold; "
-                            + "scaling to \(even.width)x\(even.height)")
-                    target.width = even.width
-                    target.height = even.height
-                }
-            } else {
-                if let name = plan.pixelFormat, let format = PixelFormat(name: name) { target.format = format }
-                do {
-                    try RawPictureFormats.check(target.format.name, in: container, withAudio: self.plan.audio != nil)
-                } catch { throw .plan(error) }
-            }
-            var settings = Encoder.VideoSettings(
-                width: target.width, height: target.height, pixelFormat: target.format, frameRate: rate,
-                keyframeInterval: plan.codec == .h264 ? max(1, Int(2 * rate.doubleValue)) : 1,
-                bitRate: plan.bitRate ?? 0, options: plan.codec == .h264 ? plan.x264Options : [:])
-            if plan.codec == .h264 {
-                // The converter writes limited-range YUV (a JPEG's full range converted, a camera's
-                // own YUV kept); JPEG's matrix is BT.601. Tagged, players need not guess.
-                settings.colorRange = .limited
-                settings.bt601 = info.codec == "mjpeg"
-            }
-            let name = CodecChoice.encoderName(plan.codec, in: container)
-            let made = try media("opening the \(name) encoder") { () throws(FFmpegError) in
-                try Encoder(video: name, settings, globalHeader: wantsGlobalHeader)
-            }
-            stream = try media("adding the video stream") { () throws(FFmpegError) in
-                try addOutputStream(encoder: made)
-            }
-            encoder = EncodedStream(encoder: made, stream: stream, kind: "video", packetDuration: 1)
         }
         let path = VideoPath(
             stream: stream, rate: rate, decoder: decoder, encoder: encoder,
-            converter: PictureConverter(width: target.width, height: target.height, pixelFormat: target.format),
+            converter: PictureConverter(width: settled.width, height: settled.height, pixelFormat: settled.pixelFormat),
             frameLimit: self.plan.frameLimit, input: info)
         path.fillsEmptySlots = encoder != nil && outputs.storesNoTimestamps
-        if plan.codec == .raw && container.muxer != "yuv4mpegpipe"
-            && (target.width, target.height, target.format) == (width, height, inputFormat ?? .yuv420p)
-            && inputFormat != nil
-        {
-            path.passThroughSize = input.rawPassThroughSize(of: index)
-        }
+        if settled.passesThrough { path.passThroughSize = input.rawPassThroughSize(of: index) }
         // An unpaced source waits for the loop anyway: two frames keep its reader one frame
         // ahead, and a deeper queue would only hold more 1.4 MB pictures.
         let capacity =

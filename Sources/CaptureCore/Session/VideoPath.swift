@@ -226,78 +226,104 @@ final class VideoPath {
             return
         }
         if let passThroughSize, packet.size == passThroughSize {
-            // Raw in, the same raw out: the packet is the frame the encoder would write, byte for
-            // byte (tightly packed planes), so it goes to the muxer without a decode or a copy.
-            packet.pts = slot
-            packet.dts = slot
-            packet.duration = 1
-            packet.isKeyframe = true
-            _ = try cutPoint?(Rescale.microseconds(ofSlot: slot, rate: rate))
-            accept(slot: slot, time: time)
-            try mux(packet, stream)
+            try passThrough(packet, slot: slot, time: time, mux: mux)
         } else if let encoder, let decoder {
-            var next: Int64? = slot
-            let frames = try decode(packet, with: decoder)
-            // Pictures the decoder concealed or built from errors are grey smears, not the camera's
-            // frames: counted corrupt, never encoded, and no sign of a camera that works.
-            if !frames.isEmpty && frames.allSatisfy(\.isCorrupt) { lastUsableArrival = previousUsable }
-            for frame in frames {
-                if frame.isCorrupt {
-                    tally.countCorrupt()
-                    continue
-                }
-                // A decoder with a delay (H.264 with reordering) may give two pictures for one
-                // packet; the second takes the next slot if it can.
-                guard let slot = next ?? place(time) else {
-                    tally.countDuplicate()
-                    continue
-                }
-                next = nil
-                let picture: Frame
-                do {
-                    picture = try converter.convert(frame)
-                } catch {
-                    // A picture the decoder made from a device's bytes in a size or format nothing
-                    // converts costs that frame only.
-                    if error.errno == ENOMEM { throw .failed("converting video failed: \(error)") }
-                    tally.countCorrupt()
-                    continue
-                }
-                // The encoder chooses frame types itself.
-                picture.clearPictureType()
-                if fillsEmptySlots, let previous = lastPicture, let last = tally.lastSlot, slot > last + 1 {
-                    // The picture may have been ordered a keyframe (a segment's first); its
-                    // repeats are not.
-                    previous.clearPictureType()
-                    for empty in (last + 1)..<slot {
-                        previous.pts = empty
-                        try encoder.encode(previous, mux: mux)
-                        duplicated += 1
-                    }
-                }
-                picture.pts = slot
-                if try cutPoint?(Rescale.microseconds(ofSlot: slot, rate: rate)) == true { picture.forceKeyframe() }
-                accept(slot: slot, time: time)
-                try encoder.encode(picture, mux: mux)
-                lastPicture = picture
-            }
+            try reencode(
+                packet, slot: slot, time: time, encoder: encoder, decoder: decoder, previousUsable: previousUsable,
+                mux: mux)
         } else {
-            if awaitingKeyframe && !packet.isKeyframe {
-                tally.countLate()
-                return
-            }
-            awaitingKeyframe = false
-            // On the frame grid, as an encoded stream: readers that assume a constant rate (and
-            // ffmpeg's own check) see strictly increasing times however the camera's delivery
-            // jitters.
-            packet.pts = slot
-            packet.dts = slot
-            packet.duration = 1
-            if packet.isKeyframe { _ = try cutPoint?(Rescale.microseconds(ofSlot: slot, rate: rate)) }
-            accept(slot: slot, time: time)
-            try mux(packet, stream)
+            guard try copy(packet, slot: slot, time: time, mux: mux) else { return }
         }
         if let frameLimit, written >= frameLimit { done = true }
+    }
+
+    /// Raw in, the same raw out: the packet is the frame the encoder would write, byte for byte
+    /// (tightly packed planes), so it goes to the muxer without a decode or a copy.
+    private func passThrough(_ packet: Packet, slot: Int64, time: Int64, mux: Mux) throws(CaptureError) {
+        packet.pts = slot
+        packet.dts = slot
+        packet.duration = 1
+        packet.isKeyframe = true
+        _ = try cutPoint?(Rescale.microseconds(ofSlot: slot, rate: rate))
+        accept(slot: slot, time: time)
+        try mux(packet, stream)
+    }
+
+    /// Decodes the packet, converts its pictures and encodes them, the first in `slot`.
+    /// `previousUsable` is `lastUsableArrival` before this packet: it stays when every picture
+    /// is corrupt.
+    private func reencode(
+        _ packet: Packet, slot: Int64, time: Int64, encoder: EncodedStream, decoder: Decoder, previousUsable: Int64?,
+        mux: Mux
+    ) throws(CaptureError) {
+        var next: Int64? = slot
+        let frames = try decode(packet, with: decoder)
+        // Pictures the decoder concealed or built from errors are grey smears, not the camera's
+        // frames: counted corrupt, never encoded, and no sign of a camera that works.
+        if !frames.isEmpty && frames.allSatisfy(\.isCorrupt) { lastUsableArrival = previousUsable }
+        for frame in frames {
+            if frame.isCorrupt {
+                tally.countCorrupt()
+                continue
+            }
+            // A decoder with a delay (H.264 with reordering) may give two pictures for one
+            // packet; the second takes the next slot if it can.
+            guard let slot = next ?? place(time) else {
+                tally.countDuplicate()
+                continue
+            }
+            next = nil
+            let picture: Frame
+            do {
+                picture = try converter.convert(frame)
+            } catch {
+                // A picture the decoder made from a device's bytes in a size or format nothing
+                // converts costs that frame only.
+                if error.errno == .noMemory { throw .failed("converting video failed: \(error)") }
+                tally.countCorrupt()
+                continue
+            }
+            // The encoder chooses frame types itself.
+            picture.clearPictureType()
+            try fillEmptySlots(before: slot, encoder: encoder, mux: mux)
+            picture.pts = slot
+            if try cutPoint?(Rescale.microseconds(ofSlot: slot, rate: rate)) == true { picture.forceKeyframe() }
+            accept(slot: slot, time: time)
+            try encoder.encode(picture, mux: mux)
+            lastPicture = picture
+        }
+    }
+
+    /// With `fillsEmptySlots`, encodes the last picture again into each empty slot before `slot`.
+    private func fillEmptySlots(before slot: Int64, encoder: EncodedStream, mux: Mux) throws(CaptureError) {
+        guard fillsEmptySlots, let previous = lastPicture, let last = tally.lastSlot, slot > last + 1 else { return }
+        // The picture may have been ordered a keyframe (a segment's first); its repeats are not.
+        previous.clearPictureType()
+        for empty in (last + 1)..<slot {
+            previous.pts = empty
+            try encoder.encode(previous, mux: mux)
+            duplicated += 1
+        }
+    }
+
+    /// Writes the camera's own packet in `slot`, on the frame grid as an encoded stream: readers
+    /// that assume a constant rate (and ffmpeg's own check) see strictly increasing times however
+    /// the camera's delivery jitters.
+    ///
+    /// - Returns: false when it was dropped (late) waiting for a keyframe after a hole.
+    private func copy(_ packet: Packet, slot: Int64, time: Int64, mux: Mux) throws(CaptureError) -> Bool {
+        if awaitingKeyframe && !packet.isKeyframe {
+            tally.countLate()
+            return false
+        }
+        awaitingKeyframe = false
+        packet.pts = slot
+        packet.dts = slot
+        packet.duration = 1
+        if packet.isKeyframe { _ = try cutPoint?(Rescale.microseconds(ofSlot: slot, rate: rate)) }
+        accept(slot: slot, time: time)
+        try mux(packet, stream)
+        return true
     }
 
     /// Ends the stream at `endTime` (microseconds from the start), which a frame of the camera's
@@ -336,7 +362,7 @@ final class VideoPath {
                 frames.append(frame)
             }
         } catch {
-            if error.errno == ENOMEM { throw .failed("decoding video failed: \(error)") }
+            if error.errno == .noMemory { throw .failed("decoding video failed: \(error)") }
             if frames.isEmpty {
                 tally.countCorrupt()
                 lastUsableArrival = previousUsable

@@ -4,10 +4,8 @@ import Glibc
 
 /// Takes stills from a camera or video source: `capture snapshot`.
 ///
-/// The device is resolved and opened as for a recording (the same names, mode selection, and
-/// busy, permission and missing-device errors); frames are dropped until the source has settled;
-/// then each still is decoded and encoded to the output's format, or, for a camera's MJPEG frame
-/// written to .jpg, checked to decode and written as it came. One thread: `run` blocks.
+/// Checks the output names, opens the source (`SnapshotSource`) and takes the stills from it
+/// (`StillSeries`). One thread: `run` blocks.
 public final class Snapshooter {
     public let request: SnapshotRequest
     private let stop: StopSignal
@@ -16,9 +14,6 @@ public final class Snapshooter {
         self.request = request
         self.stop = stop
     }
-
-    /// Frames in a row that may fail to decode before the device counts as broken.
-    static let undecodableLimit = 30
 
     /// Checks what can be checked before any device opens: the output's format and, for a
     /// series, its template.
@@ -45,209 +40,23 @@ public final class Snapshooter {
         let names = try Self.names(for: request)
         for path in names.known { try OutputFile.check(path: path, replacing: request.force) }
         try OutputFile.checkFolder(of: names.template?.path(number: 1, date: Date()) ?? names.known[0])
-
         let device = try DeviceResolver.resolve(request.device, kind: .video)
-        let entry = try DeviceSurvey.entry(for: device, kind: .video)
-        var size = request.videoSize
-        if let probe = entry.camera, size == nil {
-            size = try ModeSelector.largestSize(inputFormat: request.inputFormat, from: probe)
+        let deadline = ReadDeadline(stop: stop, seconds: request.stallTimeout)
+        guard let opened = try SnapshotSource.open(device, request: request, stop: stop, deadline: deadline) else {
+            return SnapshotResult(
+                summary: SnapshotSummary(
+                    device: device.name, input: "", stills: [], stoppedBy: StopSignal.name(of: stop.signal)))
         }
-        // A read that blocks is interrupted by a stop (the stop signal's flag) or once the device
-        // has sent nothing for the stall timeout (the flag's deadline, moved on by every packet).
-        let interrupt = stop.interrupt
-        let limit = Int64(request.stallTimeout * 1e6)
-        var lastFed = SessionClock.now()
-        func fed() {
-            lastFed = SessionClock.now()
-            interrupt.setDeadline(lastFed + limit)
-        }
-        func stalled() -> Bool { !stop.isRequested && SessionClock.now() >= lastFed + limit }
-        fed()
-        defer { interrupt.clearDeadline() }
-        let source = try InputSource.make(
-            device, kind: .video, video: VideoRequest(frameSize: size, inputFormat: request.inputFormat),
-            camera: entry.camera)
-        let input: InputContainer
+        let series = try StillSeries(
+            request: request, stop: stop, deadline: deadline, opened: opened, format: format, names: names)
         do {
-            input = try source.open(interrupt: interrupt)
-        } catch {
-            // A stop while the device opens ends as a stop before the first picture, not an error.
-            if stop.isRequested {
-                return SnapshotResult(
-                    summary: SnapshotSummary(
-                        device: device.name, input: "", stills: [], stoppedBy: StopSignal.name(of: stop.signal)))
-            }
-            if stalled() {
-                throw .io(
-                    subject: source.url,
-                    reason: "it did not open within \(DurationValue.text(request.stallTimeout)) s; the device stalled")
-            }
-            throw error
-        }
-        // The stall timeout counts from here: opening a camera may take its time.
-        fed()
-        if !source.live {
-            do throws(FFmpegError) { try input.findStreamInfo() } catch {
-                throw InputSource.captureError(error, device: device, kind: .video)
-            }
-        }
-        guard let index = input.firstStream(of: .video) else {
-            if device.api == .lavfi { throw .usage("\(device.name): the lavfi graph gives no video") }
-            throw .notSupported(device: device.name, reason: "gives no video")
-        }
-        let info = input.info(of: index)
-        if let mode = source.mode, mode.width != info.width || mode.height != info.height {
-            throw .notSupported(
-                device: source.url,
-                reason: "asked for \(mode) but the driver applied \(info.width ?? 0)x\(info.height ?? 0)")
-        }
-        let copies = format == .jpeg && info.codec == "mjpeg"
-        let decoder = try media("opening the video decoder") { () throws(FFmpegError) in
-            try Decoder(input: input, stream: index)
-        }
-        let filter =
-            try copies
-            ? media("opening the mjpeg2jpeg filter") { () throws(FFmpegError) in
-                try BitstreamFilter("mjpeg2jpeg", input: input, stream: index)
-            } : nil
-        let encoder = StillEncoder(format: format)
-        let timeBase = info.timeBase.doubleValue
-        var summary = SnapshotSummary(
-            device: device.name,
-            input: "\(info.pixelFormat.flatMap { info.codec == "rawvideo" ? $0 : nil } ?? info.codec) "
-                + "\(info.width ?? 0)x\(info.height ?? 0)",
-            stills: [])
-
-        let packet = try media("reading") { () throws(FFmpegError) in try Packet() }
-        var frame = try media("decoding") { () throws(FFmpegError) in try Frame() }
-        var delivered = 0
-        var firstTime: Double?
-        var firstStillTime: Double?
-        var undecodable = 0
-        let started = SessionClock.now()
-        // Intra-only streams (raw, MJPEG) decode a picture from its own packet; others need every
-        // packet from a keyframe on.
-        let decodesAll = !info.isIntraOnly
-        // The names written in this run: a template that gives one twice (pictures closer together
-        // in wall time than its finest field) must not replace its own picture, whatever --force says.
-        var written = Set<String>()
-        // Reads of the camera failing now, tried again until the stall timeout (`ReadRetry`).
-        var failing: ReadRetry?
-        do throws(CaptureError) {
-            while summary.stills.count < request.count {
-                if stop.isRequested { break }
-                do {
-                    guard try input.read(into: packet) else {
-                        throw CaptureError.io(
-                            subject: device.name,
-                            reason:
-                                "the source ended after \(delivered) frames, before \(request.count == 1 ? "the still" : "still \(summary.stills.count + 1)")"
-                        )
-                    }
-                } catch let error as FFmpegError {
-                    if stop.isRequested { break }
-                    if stalled() {
-                        throw .io(
-                            subject: source.url,
-                            reason: failing.map {
-                                "\($0.lacking) for \(DurationValue.text(request.stallTimeout)) s; the device stalled"
-                            } ?? "no frame within \(DurationValue.text(request.stallTimeout)) s; the device stalled")
-                    }
-                    if ReadRetry.isTransient(error, device: device) {
-                        let now = SessionClock.now()
-                        if failing == nil { failing = ReadRetry(at: now, error: error) } else { failing!.add(at: now) }
-                        usleep(ReadRetry.pause)
-                        continue
-                    }
-                    if [ENODEV, EIO, ENXIO].contains(error.errno ?? 0) {
-                        throw .io(subject: source.url, reason: "the device was lost: \(error)")
-                    }
-                    throw .io(subject: source.url, reason: "reading failed: \(error)")
-                } catch let error as CaptureError {
-                    throw error
-                } catch {
-                    throw .failed("\(error)")
-                }
-                guard packet.streamIndex == index else { continue }
-                failing = nil
-                fed()
-                let time =
-                    packet.pts.map { Double($0) * timeBase } ?? Double(SessionClock.now() - started) / 1e6
-                let first = firstTime ?? time
-                firstTime = first
-                let number = delivered
-                delivered += 1
-                let due: Bool
-                if let firstStillTime {
-                    due = time - firstStillTime >= Double(summary.stills.count) * request.interval - 0.001
-                } else if let skip = request.skip {
-                    due = number >= skip
-                } else {
-                    due = time - first >= (request.settle ?? SnapshotRequest.defaultSettle) - 0.001
-                }
-                if !due && !decodesAll { continue }
-                // Decode: a still needs a picture that decodes, even when its bytes are copied.
-                // A receive that finds nothing empties the frame it is given (`avcodec_receive_frame`
-                // unreferences it first), so each picture gets a frame of its own.
-                var decoded = false
-                do throws(FFmpegError) {
-                    try decoder.send(packet)
-                    while true {
-                        let next = try Frame()
-                        guard try decoder.receive(into: next) else { break }
-                        decoded = !next.isCorrupt
-                        frame = next
-                    }
-                } catch {
-                    decoded = false
-                }
-                if !due { continue }
-                if !decoded || (copies && !packet.isWholeJPEG) {
-                    undecodable += 1
-                    if undecodable >= Self.undecodableLimit {
-                        throw .io(
-                            subject: source.url,
-                            reason: "\(undecodable) frames in a row did not decode; the camera sends broken pictures")
-                    }
-                    continue
-                }
-                undecodable = 0
-                let bytes: [UInt8]
-                if let filter {
-                    bytes = try media("mjpeg2jpeg") { () throws(FFmpegError) in
-                        try filter.send(packet)
-                        let out = try Packet()
-                        guard try filter.receive(into: out) else {
-                            throw FFmpegError(CFFmpeg_AVERROR(EINVAL), call: "av_bsf_receive_packet")
-                        }
-                        return out.bytes
-                    }
-                } else {
-                    bytes = try media("encoding the \(format.rawValue) picture") { () throws(FFmpegError) in
-                        try encoder.encode(frame)
-                    }
-                }
-                let stillNumber = summary.stills.count + 1
-                let path = names.template?.path(number: stillNumber, date: Date()) ?? names.known[0]
-                if written.contains(path) {
-                    throw .cannotCreate(
-                        path: path,
-                        reason: "the template gave this name to an earlier picture of this series; "
-                            + "add %n or a finer time field to it")
-                }
-                try StillFile.write(bytes, to: path, replacing: request.force)
-                written.insert(path)
-                if firstStillTime == nil { firstStillTime = time }
-                summary.stills.append(
-                    .init(
-                        path: path, format: format.rawValue, width: frame.width, height: frame.height,
-                        bytes: bytes.count, frame: number, time: time - first, copied: copies))
-            }
+            try series.take()
         } catch {
             // The pictures already written stay and are reported with the error that ended the series.
-            if summary.stills.isEmpty { throw error }
-            return SnapshotResult(summary: summary, failure: error)
+            if series.summary.stills.isEmpty { throw error }
+            return SnapshotResult(summary: series.summary, failure: error)
         }
+        var summary = series.summary
         if summary.stills.count < request.count, stop.isRequested {
             summary.stoppedBy = StopSignal.name(of: stop.signal)
         }

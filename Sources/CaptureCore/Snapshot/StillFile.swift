@@ -20,30 +20,32 @@ enum StillFile {
         let descriptor =
             special ? open(target, O_WRONLY | O_CLOEXEC) : open(target, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
         guard descriptor >= 0 else {
-            throw .cannotCreate(path: path, reason: String(cString: strerror(errno)))
+            throw .cannotCreate(path: path, reason: Errno.current.description)
         }
         var written = 0
-        var failure: Int32 = 0
+        var failure: Errno?
         bytes.withUnsafeBytes { buffer in
             while written < buffer.count {
                 let count = Glibc.write(descriptor, buffer.baseAddress! + written, buffer.count - written)
                 if count < 0 {
-                    if errno == EINTR { continue }
-                    failure = errno
+                    if Errno.current == .interrupted { continue }
+                    failure = .current
                     return
                 }
                 written += count
             }
         }
-        if failure == 0 && !special && fsync(descriptor) != 0 { failure = errno }
-        if close(descriptor) != 0 && failure == 0 { failure = errno }
-        if failure != 0 {
+        if failure == nil && !special && fsync(descriptor) != 0 { failure = .current }
+        if close(descriptor) != 0 && failure == nil { failure = .current }
+        if let failure {
             if !special { unlink(file.temporaryPath) }
-            throw .io(subject: path, reason: "writing the picture failed: \(String(cString: strerror(failure)))")
+            throw .io(subject: path, reason: "writing the picture failed: \(failure)")
         }
         if special { return }
-        let cause = file.moveIntoPlace(replacing: replacing)
-        if cause == EEXIST { throw .outputExists(path: path) }
-        if cause != 0 { throw .cannotCreate(path: path, reason: String(cString: strerror(cause))) }
+        switch file.moveIntoPlace(replacing: replacing) {
+        case nil: return
+        case .exists: throw .outputExists(path: path)
+        case let cause?: throw .cannotCreate(path: path, reason: cause.description)
+        }
     }
 }

@@ -16,7 +16,7 @@ public enum StandardError {
             }
             if written > 0 {
                 offset += written
-            } else if written < 0 && errno == EINTR {
+            } else if written < 0 && Errno.current == .interrupted {
                 continue
             } else {
                 return

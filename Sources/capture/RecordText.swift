@@ -1,0 +1,109 @@
+import CaptureCore
+import FoundationEssentials
+
+/// `capture record`'s text: the progress line, the events and the summary.
+extension RecordCommand {
+    /// `00:00:04.2  126 frames  30.0 fps  0 dropped  1.1 MiB  2.2 Mbit/s`
+    static func progressText(_ p: RecordingProgress) -> String {
+        let seconds = max(0, p.elapsed)
+        let clock = String(
+            cFormat: "%02d:%02d:%04.1f", Int(seconds) / 3600, Int(seconds) / 60 % 60,
+            seconds.truncatingRemainder(dividingBy: 60))
+        return "\(clock)  \(p.frames) frames  \(String(cFormat: "%.1f", p.fps)) fps  \(p.dropped) dropped  "
+            + "\(byteText(p.bytes))  \(String(cFormat: "%.1f", p.bitRate / 1e6)) Mbit/s"
+    }
+
+    static func byteText(_ bytes: Int64) -> String {
+        if bytes >= 1 << 20 { return String(cFormat: "%.1f MiB", Double(bytes) / 1_048_576) }
+        if bytes >= 1 << 10 { return String(cFormat: "%.1f KiB", Double(bytes) / 1024) }
+        return "\(bytes) bytes"
+    }
+
+    /// `  stream: rtmp://host/live/***: flv, 1.2 MiB sent, 300 packets, 0 dropped, 0 reconnects, 0.0 s disconnected, finished`
+    static func streamText(_ r: StreamReport, number: Int? = nil) -> String {
+        var out =
+            "  stream\(number.map { " \($0)" } ?? ""): \(r.url): \(r.container), \(byteText(r.bytes)) sent, \(r.packetsSent) packets, "
+            + "\(r.packetsDropped) dropped, \(r.reconnects) reconnect\(r.reconnects == 1 ? "" : "s"), "
+            + "\(String(cFormat: "%.1f", r.secondsDisconnected)) s disconnected, \(r.state)\n"
+        if let error = r.error { out += "          last error: \(error)\n" }
+        return out
+    }
+
+    /// `segment 3: cam-0003.mp4, 10.00 s from 20.00 s, 300 frames, 480000 samples, 1.2 MiB`, or a
+    /// deletion; nil for the other events.
+    static func segmentText(_ e: RecordingEvent) -> String? {
+        switch e.event {
+        case .segmentOpened, .deviceLost, .deviceBack:
+            // The next line reports an opened segment closed; a device's comings and goings are
+            // warnings already.
+            return nil
+        case .segmentClosed:
+            let counts = [e.frames.map { "\($0) frames" }, e.samples.map { "\($0) samples" }].compactMap { $0 }
+            var line =
+                "segment \(e.number ?? 0): \(e.path ?? ""), \(String(cFormat: "%.2f", e.duration ?? 0)) s from "
+                + "\(String(cFormat: "%.2f", e.start ?? 0)) s, \((counts + [byteText(e.size ?? 0)]).joined(separator: ", "))"
+            if let problem = e.problem { line += " (\(problem))" }
+            return line + "\n"
+        case .segmentDeleted:
+            return "deleted \(e.path ?? "") (\(byteText(e.size ?? 0))) to stay within the retention limits\n"
+        }
+    }
+
+    /// "         lost and back 2 times, 4.6 s away (frames missing)", or nothing without reconnecting.
+    static func reconnectText(_ count: Int?, _ seconds: Double?, what: String) -> String {
+        guard let count, let seconds, count > 0 || seconds > 0 else { return "" }
+        let times = count == 1 ? "once" : "\(count) times"
+        return "         lost and back \(times), \(String(cFormat: "%.1f", seconds)) s away (\(what))\n"
+    }
+
+    static func summaryText(_ s: RecordingSummary) -> String {
+        var out =
+            "\(s.streams != nil && s.output == s.streams?.first?.url ? "Streamed" : "Recorded") \(s.output == "-" ? "standard output" : s.output): \(s.container), \(String(cFormat: "%.2f", s.duration)) s, \(byteText(s.fileSize))\n"
+        if let v = s.video {
+            var rate = "\(v.frameRate.decimalDescription) fps"
+            if let delivered = v.frameRateDelivered {
+                rate +=
+                    " (the camera delivered \(String(cFormat: "%.1f", delivered)) fps of the \(v.frameRate.decimalDescription) asked)"
+            } else if let measured = v.frameRateMeasured {
+                rate += " (measured \(String(cFormat: "%.2f", measured)))"
+            }
+            out += "  video: \(v.device) \(v.input) -> \(v.codec) \(v.pixelFormat) \(v.width)x\(v.height) \(rate)\n"
+            let d = v.framesDropped
+            out +=
+                "         \(v.framesWritten) frames written, \(d.total) dropped "
+                + "(\(d.late) late, \(d.corrupt) corrupt, \(d.gaps) in gaps), starts at \(String(cFormat: "%.3f", v.start)) s\n"
+            if let duplicated = v.framesDuplicated, duplicated > 0 {
+                out +=
+                    "         \(duplicated) frames repeated to fill the slots the camera left empty "
+                    + "(\(s.container) stores no timestamps)\n"
+            }
+            if v.framesSkippedAtStart > 0 {
+                out += "         \(v.framesSkippedAtStart) frames before the camera's first keyframe skipped\n"
+            }
+            out += reconnectText(v.reconnects, v.secondsDisconnected, what: "frames missing")
+        }
+        if let a = s.audio {
+            var channels = a.channels == 1 ? "1 channel" : "\(a.channels) channels"
+            if let layout = a.channelLayout, !["mono", "stereo", channels].contains(layout) {
+                channels += " (\(layout))"
+            }
+            out += "  audio: \(a.device) \(a.input) -> \(a.codec) \(a.sampleFormat) \(a.sampleRate) Hz \(channels)\n"
+            out +=
+                "         \(a.samples) samples written, \(a.overruns) overruns, starts at \(String(cFormat: "%.3f", a.start)) s\n"
+            out += reconnectText(a.reconnects, a.secondsDisconnected, what: "silence")
+        }
+        if let offset = s.startOffset {
+            out += "  audio/video start offset: \(String(cFormat: "%+.3f", offset)) s\n"
+        }
+        if let controls = s.controls { out += ControlsText.recorded(controls) }
+        if let segments = s.segments { out += "  segments: \(segments) file\(segments == 1 ? "" : "s")\n" }
+        out += "  stopped by: \(s.stopReason)\n"
+        if let problem = s.finishProblem { out += "  note: \(problem)\n" }
+        let streams = s.streams ?? []
+        for (index, stream) in streams.enumerated() {
+            // Two streams to one server read alike once their keys are hidden: they are numbered.
+            out += streamText(stream, number: streams.count > 1 ? index + 1 : nil)
+        }
+        return out
+    }
+}
