@@ -16,7 +16,10 @@ import Testing
         let names = try #require(FileManager.default.subpaths(atPath: sources.path))
         return try names.filter { $0.hasSuffix(".swift") }.sorted().map {
             let text = try String(contentsOf: sources.appendingPathComponent($0), encoding: .utf8)
-            return ($0, text.split(separator: "\n", omittingEmptySubsequences: false))
+            var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+            // The newline that ends the last line starts no line of its own.
+            if lines.last == "" { lines.removeLast() }
+            return ($0, lines)
         }
     }
 

@@ -74,13 +74,29 @@ enum FastStartRewrite {
         _ last: Packet, delay: Int64, after previous: Int64?, span: OutputContainer.Span?, stream index: Int,
         in output: OutputContainer
     ) {
-        if let pts = last.pts, let dts = last.dts, pts - dts > delay {
-            last.dts = min(pts, max(pts - delay, (previous ?? .min) + 1))
+        let times = lastTimes(
+            pts: last.pts, dts: last.dts, duration: last.duration, delay: delay, after: previous,
+            end: span.map { output.ticks(ofMicroseconds: $0.end, stream: index) })
+        last.dts = times.dts
+        last.duration = times.duration
+    }
+
+    /// `lastUntilEnd`'s arithmetic, in the stream's ticks: the last packet's decode time and
+    /// duration, given its times, the track's delay, the previous packet's decode time and where
+    /// the track ends (nil: unknown, the duration is kept).
+    static func lastTimes(
+        pts: Int64?, dts: Int64?, duration: Int64, delay: Int64, after previous: Int64?, end: Int64?
+    ) -> (dts: Int64?, duration: Int64) {
+        var dts = dts
+        var duration = duration
+        if let pts, let old = dts, pts - old > delay {
+            dts = min(pts, max(pts - delay, (previous ?? .min) + 1))
         }
-        if let span, let time = last.dts ?? last.pts {
-            let reaching = output.ticks(ofMicroseconds: span.end, stream: index) - time - delay
-            if reaching > 0 || last.duration <= 0 { last.duration = max(0, reaching) }
+        if let end, let time = dts ?? pts {
+            let reaching = end - time - delay
+            if reaching > 0 || duration <= 0 { duration = max(0, reaching) }
         }
+        return (dts, duration)
     }
 
     private static func copy(

@@ -224,11 +224,12 @@ final class SegmentedOutput: @unchecked Sendable {
         let ticks = packet.pts ?? packet.dts ?? 0
         let time = current.container.microseconds(ofTicks: ticks, stream: stream)
         if !current.container.headerWritten { try open(current, at: 0) }
-        if !isVideo && (videoStreams.isEmpty || videoCutsAnywhere) {
+        if !isVideo && (videoStreams.isEmpty || videoCutsAnywhere) && closing == nil {
             // Audio that reaches a boundary opens the next segment on it: raw PCM is cut there,
             // inside its packet; a packet of another codec goes whole to the side it starts on,
             // so only one that starts on or past the boundary opens it (the last packet of a
             // recording that ends on a boundary would otherwise leave an empty file behind).
+            // Not while the last cut waits for the video: another would leave that file unfinished.
             let end = time + current.container.microseconds(ofTicks: packet.duration, stream: stream)
             let reach = pcmStreams.contains(stream) ? end : time + 1
             if let boundary, reach > boundary, isDue(at: reach) {

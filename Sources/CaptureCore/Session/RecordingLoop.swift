@@ -174,9 +174,18 @@ struct RecordingLoop {
             s.queue.waiting(lane: audio.lane) == 0
         {
             // A lost microphone's silence, kept behind the clock by what a device may still
-            // deliver late once it is back.
+            // deliver late once it is back, and behind the camera's frames the loop has taken: a
+            // loop seconds behind a delivering camera writes its frames late, and silence ahead
+            // of them crossed a segment's boundary twice before the video reached the first (a
+            // 2 s segment held 3.5 s of video).
+            var until = now - t0 - Self.silenceLag
+            if let video = s.video, !video.path.done, !ended.contains(video.lane),
+                s.reader(lane: video.lane)?.link.waiting != true, let taken = video.path.lastJudgedTime
+            {
+                until = min(until, taken)
+            }
             do {
-                try audio.path.fillSilence(until: now - t0 - Self.silenceLag) { (packet, stream) throws(CaptureError) in
+                try audio.path.fillSilence(until: until) { (packet, stream) throws(CaptureError) in
                     try s.mux(packet, stream: stream)
                 }
             } catch { throw LoopEnd(error: error, writing: true) }

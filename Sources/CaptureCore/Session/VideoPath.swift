@@ -37,6 +37,9 @@ final class VideoPath {
     /// sign of the device's. Frames the queue dropped for the loop's slowness count as usable.
     private(set) var lastJudgedArrival: Int64?
     private(set) var lastUsableArrival: Int64?
+    /// The capture time (microseconds from the start) of the last frame the path judged: how far
+    /// the loop has taken the camera's frames.
+    private(set) var lastJudgedTime: Int64?
 
     private(set) var firstTime: Int64?
     private(set) var lastTime: Int64?
@@ -183,6 +186,7 @@ final class VideoPath {
     func process(_ packet: Packet, time: Int64, arrival: Int64, mux: Mux) throws(CaptureError) {
         guard !done else { return }
         lastJudgedArrival = arrival
+        lastJudgedTime = time
         if let endTime, time >= endTime {
             // The slots up to the end that nothing filled were lost by the device.
             try reachEnd(endTime, mux: mux)
