@@ -17,6 +17,8 @@
  *                         (TIME: the buffer's timestamp in microseconds),
  *                         "dqbuf N eio SEQ" (the sequence number of the buffer swallowed, or -)
  *                         for every one that fails.
+ *   FAULT_DQBUF_LOG=1     no fault: every VIDIOC_DQBUF that succeeds is logged as above, so a test
+ *                         knows what the camera really delivered and when.
  *
  * A camera that takes some controls of a VIDIOC_S_EXT_CTRLS batch and fails the rest:
  *   FAULT_CTRL_ID=0x...   a batch holding this control id is written without it (the real ioctl
@@ -57,7 +59,7 @@ static int (*real_ioctl)(int, unsigned long, ...);
 static int (*real_close)(int);
 
 static long dqbuf_from, dqbuf_count;
-static int dqbuf_keep;
+static int dqbuf_keep, dqbuf_log;
 static unsigned long ctrl_id;
 static int ctrl_stuck;
 static const char *elem_name;
@@ -82,6 +84,7 @@ __attribute__((constructor)) static void start(void) {
     dqbuf_from = number("FAULT_DQBUF_FROM", 0);
     dqbuf_count = number("FAULT_DQBUF_COUNT", 0);
     dqbuf_keep = number("FAULT_DQBUF_KEEP", 0) != 0;
+    dqbuf_log = number("FAULT_DQBUF_LOG", 0) != 0;
     ctrl_id = (unsigned long)number("FAULT_CTRL_ID", 0);
     ctrl_stuck = number("FAULT_CTRL_STUCK", 0) != 0;
     ctrl_from = number("FAULT_CTRL_FROM", 0);
@@ -196,7 +199,7 @@ int ioctl(int fd, unsigned long request, ...) {
     va_start(args, request);
     void *argument = va_arg(args, void *);
     va_end(args);
-    if (request == VIDIOC_DQBUF && dqbuf_from > 0) return dqbuf(fd, argument);
+    if (request == VIDIOC_DQBUF && (dqbuf_from > 0 || dqbuf_log)) return dqbuf(fd, argument);
     if (request == VIDIOC_S_EXT_CTRLS && (ctrl_id != 0 || ctrl_from > 0)) return set_controls(fd, argument);
     if (request == SNDRV_CTL_IOCTL_ELEM_WRITE && elem_name) return write_element(fd, argument);
     if (request == SNDRV_PCM_IOCTL_READI_FRAMES && readi_from > 0) return read_frames(fd, argument);

@@ -13,18 +13,23 @@ out=$(mktemp -d)
 "$CAPTURE" --version >/dev/null  # the first start under emulation is the slowest
 
 # C09: vivid's disconnect control acts like an unplug while the device is open. The recording
-# starts when the file appears; 4 s later the camera goes.
-"$CAPTURE" record --video $cam --video-size 320x180 --framerate 30 --preset ultrafast --json "$out/lost.mkv" \
+# starts when the file appears; 4 s later the camera goes. The fault library, with no fault, logs
+# every buffer the camera delivered: the file must span them. (The file appears with the encoder's
+# first packet, which on a busy guest comes a second or more after the first frame: its time is
+# no measure of where the recording starts.)
+shim=$(fault_shim)
+rm -f "$VM_OUT/lost.log"
+env LD_PRELOAD="$shim" FAULT_DQBUF_LOG=1 FAULT_LOG="$VM_OUT/lost.log" \
+    "$CAPTURE" record --video $cam --video-size 320x180 --framerate 30 --preset ultrafast --json "$out/lost.mkv" \
     >"$VM_OUT/lost.out" 2>"$VM_OUT/lost.err" &
 pid=$!
-started=$(appeared "$out/lost.mkv") || started=$(date +%s%N)
+appeared "$out/lost.mkv" >/dev/null || true
 sleep 4
 v4l2-ctl -d $cam -c disconnect=1
 unplugged=$(date +%s%N)
 rc=0
 wait $pid || rc=$?
 took=$(tenths_since "$unplugged")
-ran=$(awk "BEGIN { printf \"%.2f\", ($unplugged - $started) / 1e9 }")
 check_eq "C09: exit 74" 74 "$rc"
 check "C09: within 3 s of the disconnect ($took tenths)" test "$took" -le 30
 check "C09: stderr says the device was lost" grep -q "^Error: $cam: the device was lost" "$VM_OUT/lost.err"
@@ -33,9 +38,14 @@ recorded=$(json "$VM_OUT/lost.out" 'd["duration"]')
 check_eq "C09: the file reads back" 0 "$(ffprobe -v error "$out/lost.mkv" >/dev/null 2>&1; echo $?)"
 dur=$(value "$out/lost.mkv" format=duration)
 check "C09: its duration is what the summary says ($dur s, summary $recorded s)" near "$dur" "$recorded" 0.1
-check "C09: DUR is the time to the disconnect +- 1 s ($dur s, disconnected $ran s after the file appeared)" \
-    near "$dur" "$ran" 1
-check "C09: decodes without a message" test -z "$(ffmpeg -nostdin -v error -i "$out/lost.mkv" -f null - 2>&1)"
+# From the first buffer's timestamp to the end of the last one's frame interval.
+spanned=$(awk '/ dqbuf [0-9]+ ok / { if (!n++) first = $6; last = $6 } END { printf "%.3f", (last - first) / 1e6 + 1 / 30 }' \
+    "$VM_OUT/lost.log")
+check "C09: DUR spans what the camera delivered, +- 2 frames ($dur s, delivered $spanned s)" near "$dur" "$spanned" 0.07
+ran_to=$(awk '/ dqbuf [0-9]+ ok / { last = $1 } END { print last }' "$VM_OUT/lost.log")
+check "C09: the camera delivered until the disconnect (its last buffer $(((unplugged - ran_to) / 1000000)) ms before)" \
+    test $((unplugged - ran_to)) -le 1000000000
+check "C09: decodes without a message" clean "$out/lost.mkv"
 check "C09: the node is free again" v4l2-ctl -d $cam --stream-mmap --stream-count=3
 
 # A stall: vivid drops every buffer, so the reader blocks and nothing arrives.

@@ -93,8 +93,7 @@ import Testing
         #expect(abs(vStart - aStart) <= 1.0 / 30 + 0.001, "video starts at \(vStart) s, audio at \(aStart) s")
         #expect(abs(vEnd - aEnd) <= 1024.0 / 48000 + 0.001, "video ends at \(vEnd) s, audio at \(aEnd) s")
         #expect(abs((oracle.duration ?? 0) - seconds) <= 0.05, "\(oracle.duration ?? 0) s")
-        // What ffmpeg says, if anything, goes into the failure: one run beside other suites failed
-        // here and two alone passed, so the message is the evidence to keep.
+        // What ffmpeg says, if anything, goes into the failure.
         let messages = try RecordOracle.decodingMessages(file)
         #expect(messages.isEmpty, "\(messages.prefix(2000))")
     }

@@ -52,13 +52,20 @@ struct RecordOracle {
         return RecordOracle(streams: streams, duration: double(format?["duration"]))
     }
 
-    /// True when `ffmpeg -v error -i path -f null -` decodes the whole file without a message.
+    /// True when ffmpeg decodes the whole file without a message (`decodingMessages`).
     static func decodesCleanly(_ path: String) throws -> Bool { try decodingMessages(path).isEmpty }
 
-    /// What `ffmpeg -v error -i path -f null -` says while decoding the whole file; empty when
-    /// it decodes without a message.
+    /// What `ffmpeg -v error -i path -enc_time_base -1 -f null -` says while decoding the whole
+    /// file; empty when it decodes without a message.
+    ///
+    /// Without `-enc_time_base -1` ffmpeg gives its null output the time base of the frame rate
+    /// it guesses from the first packets; a recording that dropped frames there (a loaded
+    /// machine) has a lower one, two of its frames then fall in one tick, and ffmpeg reports
+    /// "non monotonically increasing dts" about its own output, not the file. With the file's
+    /// own time base, what remains is what the file holds.
     static func decodingMessages(_ path: String) throws -> String {
-        let result = try ChildProcess.run("ffmpeg", ["-nostdin", "-v", "error", "-i", path, "-f", "null", "-"])
+        let result = try ChildProcess.run(
+            "ffmpeg", ["-nostdin", "-v", "error", "-i", path, "-enc_time_base", "-1", "-f", "null", "-"])
         return result.status == 0 ? result.stderr : "exit \(result.status): \(result.stderr)"
     }
 
