@@ -145,7 +145,9 @@ final class OutputContainer {
         return 0
     }
 
-    /// Opens `url` for writing and writes the header (`avio_open`, `avformat_write_header`).
+    /// Opens `url` for writing and writes the header (`avio_open`, `avformat_write_header`). A
+    /// muxer that opens its own files (`AVFMT_NOFILE`: HLS's playlist and segments) gets only
+    /// the header call, with `url` as the context's name.
     ///
     /// - Parameter options: muxer options, e.g. `movflags` for fragmented MP4.
     /// - Throws: `FFmpegError` from `avio_open` (cannot create) or the muxer; what was opened is
@@ -155,17 +157,20 @@ final class OutputContainer {
         // The muxer names the file by the context's URL when it reopens it (MP4's faststart).
         av_freep(&context.pointee.url)
         context.pointee.url = av_strdup(url)
-        try check(avio_open(&context.pointee.pb, url, AVIO_FLAG_WRITE), "avio_open")
+        if !opensOwnFiles { try check(avio_open(&context.pointee.pb, url, AVIO_FLAG_WRITE), "avio_open") }
         let (code, _) = withOptionDictionary(options) { dictionary in
             avformat_write_header(context, &dictionary)
         }
         if code < 0 {
-            avio_closep(&context.pointee.pb)
+            if context.pointee.pb != nil { avio_closep(&context.pointee.pb) }
             throw FFmpegError(code, call: "avformat_write_header")
         }
-        avio_flush(context.pointee.pb)
+        if let pb = context.pointee.pb { avio_flush(pb) }
         headerWritten = true
     }
+
+    /// True for a muxer that opens and names its files itself (`AVFMT_NOFILE`).
+    var opensOwnFiles: Bool { context.pointee.oformat.pointee.flags & AVFMT_NOFILE != 0 }
 
     /// Closes the file without a trailer after a start that failed past the header (the file
     /// could not be moved to its name); the container counts as never started.
@@ -218,7 +223,7 @@ final class OutputContainer {
         if context.pointee.oformat.pointee.flags & AVFMT_ALLOW_FLUSH != 0 {
             try check(av_write_frame(context, nil), "av_write_frame")
         }
-        avio_flush(context.pointee.pb)
+        if let pb = context.pointee.pb { avio_flush(pb) }
         try checkIOError()
     }
 

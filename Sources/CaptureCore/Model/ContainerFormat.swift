@@ -25,6 +25,8 @@ public struct ContainerFormat: Hashable, Sendable {
         .init(fileExtension: "flac", muxer: "flac", defaultVideoCodec: nil, defaultAudioCodec: .flac),
         .init(fileExtension: "m4a", muxer: "ipod", defaultVideoCodec: nil, defaultAudioCodec: .aac),
         .init(fileExtension: "opus", muxer: "opus", defaultVideoCodec: nil, defaultAudioCodec: .opus),
+        // An HLS playlist, its MPEG-TS segments written beside it (`PlaylistOutput`).
+        .init(fileExtension: "m3u8", muxer: "hls", defaultVideoCodec: .h264, defaultAudioCodec: .aac),
     ]
 
     /// The container for `path`'s extension (case does not matter).

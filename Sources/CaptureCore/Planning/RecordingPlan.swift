@@ -38,6 +38,8 @@ public struct RecordingPlan: Sendable {
     public let controls: Controls?
     /// How the file is cut into a series of files; nil: one file.
     public let segments: SegmentPlan?
+    /// The segments and window of an HLS playlist (`.m3u8`); nil for any other output.
+    public let playlist: PlaylistPlan?
 
     /// The camera or video source and what becomes of its frames.
     public struct Video: Sendable {

@@ -19,7 +19,9 @@ public enum RecordingPlanner {
         let defaultCamera = request.video == nil && request.audio == nil ? try DeviceSurvey.defaultCamera() : nil
         try check(request, outputs: outputs, hasVideo: request.video != nil || defaultCamera != nil)
         let template = try segmentTemplate(request, outputs: outputs)
-        if let template {
+        if try playlist(request, outputs: outputs) != nil, let file = outputs.file {
+            try PlaylistPlan.check(playlist: file, replacing: request.force)
+        } else if let template {
             // The first segment's name; later ones are refused as they come if they exist.
             try OutputFile.check(path: template.path(number: 1, date: Date()), replacing: request.force)
         } else if let file = outputs.file, !outputs.toStandardOutput {
@@ -89,7 +91,33 @@ public enum RecordingPlanner {
                 SegmentPlan(
                     template: $0, seconds: request.segmentTime, bytes: request.segmentSize,
                     retention: request.retention)
-            })
+            },
+            playlist: try playlist(request, outputs: outputs))
+    }
+
+    /// The segments and window of an HLS recording (a `.m3u8` output); nil for any other.
+    /// `--segment-time` is its segment length (2 s unless given), `--keep` its window.
+    ///
+    /// - Throws: `.usage` for a segment length out of range, and for the options a playlist
+    ///   does not take (a segment size, a total size, UTC names, standard output).
+    static func playlist(_ request: RecordingRequest, outputs: OutputPlan) throws(CaptureError) -> PlaylistPlan? {
+        guard outputs.container.muxer == "hls" else { return nil }
+        if outputs.toStandardOutput {
+            throw .usage("an HLS playlist is a playlist file and its segments, not a pipe; give a .m3u8 path")
+        }
+        if request.segmentSize != nil || request.retention.maxTotalBytes != nil {
+            throw .usage(
+                "an HLS playlist cuts its segments by time and keeps them by count: use \(.segmentTime) and \(.keep), "
+                    + "not \(request.segmentSize != nil ? RequestOption.segmentSize : .maxTotalSize)")
+        }
+        if request.utc { throw .usage("\(.utc) names segments by time; an HLS playlist numbers them") }
+        let seconds = request.segmentTime ?? PlaylistPlan.defaultSegmentSeconds
+        if seconds < 1 || seconds > DurationValue.longest {
+            throw .usage(
+                "\(.segmentTime) takes 1 s to \(DurationValue.text(DurationValue.longest)) s, not \(DurationValue.text(seconds))"
+            )
+        }
+        return PlaylistPlan(segmentSeconds: seconds, keep: request.retention.keep)
     }
 
     /// Checks that need no device: options that need a source or a codec, pixel formats, and
@@ -113,6 +141,8 @@ public enum RecordingPlanner {
     static func segmentTemplate(_ request: RecordingRequest, outputs: OutputPlan) throws(CaptureError)
         -> OutputTemplate?
     {
+        // An HLS playlist cuts its own segments (`playlist`).
+        guard outputs.container.muxer != "hls" else { return nil }
         guard request.segmentTime != nil || request.segmentSize != nil else {
             for (given, option) in [
                 (request.retention.keep != nil, RequestOption.keep),

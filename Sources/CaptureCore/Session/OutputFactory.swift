@@ -1,4 +1,5 @@
-/// Makes a plan's outputs: its file or its series of files, and each network stream. The one
+/// Makes a plan's outputs: its file, its series of files or its HLS playlist, and each network
+/// stream. The one
 /// place outside `Outputs/` that knows the kinds; the session sees only `OutputTee`.
 enum OutputFactory {
     /// Prepares every output's muxer; nothing is connected and no file is created yet. The
@@ -7,7 +8,12 @@ enum OutputFactory {
     /// - Throws: `.failed` when FFmpeg has no muxer for the file (`avformat_alloc_output_context2`).
     static func outputs(for plan: RecordingPlan) throws(CaptureError) -> OutputTee {
         var outputs: [any RecordingOutput] = []
-        if let segments = plan.segments {
+        if let playlist = plan.playlist {
+            outputs.append(
+                try media("preparing \(plan.output)") { () throws(FFmpegError) in
+                    try PlaylistOutput(path: plan.output, plan: playlist, replacing: plan.force)
+                })
+        } else if let segments = plan.segments {
             outputs.append(
                 try media("preparing \(plan.output)") { () throws(FFmpegError) in
                     try SegmentedOutput(

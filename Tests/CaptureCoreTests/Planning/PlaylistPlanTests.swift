@@ -1,0 +1,53 @@
+import Testing
+
+@testable import CaptureCore
+
+/// A `.m3u8` output plans an HLS playlist: its segment length and window from `--segment-time`
+/// and `--keep`, its muxer options, the segment names beside it.
+@Suite struct PlaylistPlanTests {
+    static let test = DeviceSurvey.Entry(device: TestSources.video)
+
+    @Test func defaultsToTwoSecondSegmentsInAnEventPlaylist() throws {
+        let plan = try RecordingPlanner.plan(
+            RecordingRequest(video: .test, output: "live/cam.m3u8"), survey: DeviceSurvey(video: Self.test))
+        #expect(plan.playlist == PlaylistPlan(segmentSeconds: 2, keep: nil))
+        #expect(plan.segments == nil)
+        #expect(plan.video?.codec == .h264)
+        let options = try #require(plan.playlist).muxerOptions(playlist: "live/cam.m3u8")
+        #expect(options["hls_segment_filename"] == "live/cam-%05d.ts")
+        #expect(options["hls_playlist_type"] == "event" && options["hls_list_size"] == "0")
+        #expect(options["hls_flags"]?.contains("delete_segments") == false)
+    }
+
+    @Test func segmentTimeAndKeepMakeASlidingWindow() throws {
+        var request = RecordingRequest(video: .test, output: "cam.m3u8")
+        request.segmentTime = 4
+        request.retention.keep = 3
+        let plan = try #require(try RecordingPlanner.plan(request, survey: DeviceSurvey(video: Self.test)).playlist)
+        #expect(plan == PlaylistPlan(segmentSeconds: 4, keep: 3))
+        let options = plan.muxerOptions(playlist: "cam.m3u8")
+        #expect(options["hls_time"] == "4" && options["hls_list_size"] == "3")
+        #expect(options["hls_playlist_type"] == nil)
+        #expect(options["hls_flags"]?.contains("delete_segments") == true)
+    }
+
+    @Test func keepWithoutSegmentsIsStillRefusedForAFile() {
+        var request = RecordingRequest(video: .test, output: "cam.mp4")
+        request.retention.keep = 3
+        #expect(throws: CaptureError.self) {
+            try RecordingPlanner.plan(request, survey: DeviceSurvey(video: Self.test))
+        }
+    }
+
+    @Test(arguments: [
+        ("cam.m3u8", 0, "cam-00000.ts"), ("a/b/Cam.M3U8", 12, "a/b/Cam-00012.ts"),
+        ("x%y.m3u8", 123456, "x%y-123456.ts"),
+    ])
+    func segmentsAreNamedAfterThePlaylist(playlist: String, number: Int, name: String) {
+        #expect(PlaylistPlan.segmentName(playlist: playlist, number: number) == name)
+    }
+
+    @Test func aPercentSignIsKeptInThePattern() {
+        #expect(PlaylistPlan.segmentPattern(playlist: "x%y.m3u8") == "x%%y-%05d.ts")
+    }
+}

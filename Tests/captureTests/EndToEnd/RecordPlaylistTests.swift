@@ -1,0 +1,167 @@
+import Foundation
+import Testing
+
+/// HLS: a `.m3u8` output is a playlist and MPEG-TS segments, served by a plain web server
+/// (Python's http.server on 127.0.0.1) and read back through it by ffprobe; the segments as long
+/// as asked, the window kept, the playlist ended by Ctrl-C and whole after kill -9.
+@Suite(.serialized) struct RecordPlaylistTests {
+    /// The playlist's segments: each listed file with its `#EXTINF` duration in seconds.
+    struct Playlist {
+        var text: String
+        var segments: [(name: String, seconds: Double)]
+        var ended: Bool { text.contains("#EXT-X-ENDLIST") }
+
+        init(_ path: String) throws {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+            var seconds: Double?
+            segments = []
+            for line in text.split(separator: "\n") {
+                if line.hasPrefix("#EXTINF:") {
+                    seconds = Double(line.dropFirst("#EXTINF:".count).prefix { $0 != "," })
+                } else if !line.hasPrefix("#"), let length = seconds {
+                    segments.append((String(line), length))
+                    seconds = nil
+                }
+            }
+        }
+    }
+
+    static func record(
+        _ arguments: [String], in scratch: RecordScratch, signal: Int32? = nil, after: Double = 0
+    ) async throws -> (exit: ChildProcess.Exit?, stdout: String, stderr: String) {
+        try await RealTimeSlots.run {
+            try await onOwnThread {
+                let process = try ChildProcess.realTime(["record"] + arguments, in: scratch)
+                if let signal {
+                    process.sleep(untilElapsed: after)
+                    process.signal(signal)
+                }
+                return (process.wait(timeout: 40), process.stdout, process.stderr)
+            }
+        }
+    }
+
+    /// `python3 -m http.server` serving `folder` on a free port of 127.0.0.1, once it accepts.
+    static func webServer(serving folder: String, in scratch: RecordScratch) throws -> (ChildProcess, Int) {
+        let port = try FreePort.tcp()
+        let server = try ChildProcess.recording(
+            ["-m", "http.server", "--bind", "127.0.0.1", "--directory", folder, "\(port)"], program: "/usr/bin/python3",
+            in: scratch, name: "http")
+        let deadline = Date().addingTimeInterval(10)
+        while !FreePort.accepts(port) {
+            if Date() > deadline || server.wait(timeout: 0) != nil {
+                throw MediaServer.ServerFailed(what: "http.server did not listen: \(server.stderr)")
+            }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        return (server, port)
+    }
+
+    @Test func segmentsAsAskedReadBackOverHTTP() async throws {
+        let scratch = try RecordScratch()
+        let folder = scratch.path("www")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let result = try await Self.record(
+            [
+                "--video", "test", "--audio", "test", "--duration", "7", "--segment-time", "2", "--json",
+                folder + "/cam.m3u8",
+            ], in: scratch)
+        #expect(result.exit?.status == 0, "\(result.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect(json["segments"] as? Int == 4, "\(json)")
+
+        let playlist = try Playlist(folder + "/cam.m3u8")
+        #expect(playlist.ended && playlist.text.contains("#EXT-X-PLAYLIST-TYPE:EVENT"), "\(playlist.text)")
+        #expect(playlist.segments.map(\.name) == (0..<4).map { String(format: "cam-%05d.ts", $0) })
+        // Cut at the keyframe asked for at each 2 s: 2 s to the frame, the last one what is left.
+        for segment in playlist.segments.dropLast() {
+            #expect(abs(segment.seconds - 2) <= 1.0 / 30 + 0.001, "\(segment)")
+        }
+        let total = playlist.segments.reduce(0) { $0 + $1.seconds }
+        #expect(abs(total - 7) <= 0.1, "\(total) s listed")
+        for segment in playlist.segments {
+            let messages = try RecordOracle.decodingMessages(folder + "/" + segment.name)
+            #expect(messages.isEmpty, "\(segment.name): \(messages)")
+        }
+
+        let (server, port) = try Self.webServer(serving: folder, in: scratch)
+        defer {
+            server.signal(SIGTERM)
+            server.wait()
+        }
+        let served = try RecordOracle.probe("http://127.0.0.1:\(port)/cam.m3u8")
+        #expect(served.video?.codec == "h264" && served.audio?.codec == "aac")
+        #expect(abs((served.duration ?? 0) - 7) <= 0.2, "\(served.duration ?? 0) s served")
+    }
+
+    @Test func keepIsASlidingWindow() async throws {
+        let scratch = try RecordScratch()
+        let result = try await Self.record(
+            [
+                "--video", "test", "--audio", "test", "--duration", "9", "--segment-time", "2", "--keep", "2",
+                scratch.path("live.m3u8"),
+            ], in: scratch)
+        #expect(result.exit?.status == 0, "\(result.stderr)")
+        let playlist = try Playlist(scratch.path("live.m3u8"))
+        // Five segments made (2, 2, 2, 2, 1 s); the last two listed, the older ones gone but for
+        // the one FFmpeg keeps a while for players still fetching it.
+        #expect(playlist.segments.map(\.name) == ["live-00003.ts", "live-00004.ts"], "\(playlist.text)")
+        #expect(playlist.text.contains("#EXT-X-MEDIA-SEQUENCE:3"), "\(playlist.text)")
+        let left = try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).filter { $0.hasSuffix(".ts") }
+        #expect(!left.contains("live-00000.ts") && !left.contains("live-00001.ts"), "\(left.sorted())")
+    }
+
+    @Test func ctrlCEndsThePlaylist() async throws {
+        let scratch = try RecordScratch()
+        let path = scratch.path("int.m3u8")
+        let result = try await Self.record(
+            ["--video", "test", "--audio", "test", path], in: scratch, signal: SIGINT, after: 5)
+        #expect(result.exit?.status == 0, "\(result.stderr)")
+        let playlist = try Playlist(path)
+        #expect(playlist.ended, "\(playlist.text)")
+        let total = playlist.segments.reduce(0) { $0 + $1.seconds }
+        #expect((4.5...5.5).contains(total), "\(total) s listed")
+        for segment in playlist.segments {
+            #expect(try RecordOracle.decodesCleanly(scratch.path(segment.name)), "\(segment.name)")
+        }
+    }
+
+    @Test func killedLeavesOnlyWholeSegmentsListed() async throws {
+        let scratch = try RecordScratch()
+        let path = scratch.path("crash.m3u8")
+        let result = try await Self.record(
+            ["--video", "test", "--audio", "test", path], in: scratch, signal: SIGKILL, after: 5.5)
+        #expect(result.exit?.signal == SIGKILL)
+        let playlist = try Playlist(path)
+        #expect(!playlist.ended)
+        // Two segments of 2 s at least were complete by then; none that was not is listed.
+        #expect(playlist.segments.count >= 2, "\(playlist.text)")
+        for segment in playlist.segments {
+            let messages = try RecordOracle.decodingMessages(scratch.path(segment.name))
+            #expect(messages.isEmpty, "\(segment.name): \(messages)")
+            let oracle = try RecordOracle.probe(scratch.path(segment.name))
+            #expect(abs((oracle.duration ?? 0) - segment.seconds) <= 0.1, "\(segment.name): \(oracle.duration ?? 0) s")
+        }
+    }
+
+    @Test func segmentsOfAnEarlierRecordingAreNotWrittenOver() throws {
+        let scratch = try RecordScratch()
+        let old = scratch.path("cam-00003.ts")
+        try Data("old".utf8).write(to: URL(fileURLWithPath: old))
+        let result = try BuiltBinary.run(["record", "--video", "test", "--duration", "1", scratch.path("cam.m3u8")])
+        #expect(result.status == 73, "\(result.stderr)")
+        #expect(result.stderr.contains(old) && result.stderr.contains("--force"), "\(result.stderr)")
+        #expect(try String(contentsOfFile: old, encoding: .utf8) == "old")
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("cam.m3u8")))
+    }
+
+    @Test(arguments: [["--segment-size", "5M"], ["--max-total-size", "1G"], ["--utc"], ["--segment-time", "0.5"]])
+    func optionsAPlaylistDoesNotTakeExit64(options: [String]) throws {
+        let scratch = try RecordScratch()
+        let result = try BuiltBinary.run(
+            ["record", "--video", "test", "--duration", "1"] + options + [scratch.path("cam.m3u8")])
+        #expect(result.status == 64, "\(result.stderr)")
+        let said = result.stderr.split(separator: "\n").first ?? ""
+        #expect(said.hasPrefix("Error: ") && said.contains(options[0]), "\(result.stderr)")
+    }
+}
