@@ -16,7 +16,8 @@ BUILD_PACKAGES = pkg-config libavdevice-dev libavformat-dev libavcodec-dev libsw
 # (dpkg-shlibdeps), binutils (strip), lintian.
 TEST_PACKAGES = ffmpeg v4l-utils alsa-utils pulseaudio pulseaudio-utils libasound2-plugins valgrind util-linux \
 	python3 groff man-db zsh fish bash-completion dpkg-dev binutils lintian nginx libnginx-mod-rtmp \
-	libnginx-mod-stream openssl
+	libnginx-mod-stream openssl python3-gst-1.0 gir1.2-gst-rtsp-server-1.0 gstreamer1.0-plugins-good \
+	gstreamer1.0-plugins-bad
 PACKAGES = $(BUILD_PACKAGES) $(TEST_PACKAGES)
 
 # The Swift runtime, Dispatch and FoundationEssentials are linked into the binary

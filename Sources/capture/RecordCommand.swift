@@ -21,8 +21,17 @@ struct RecordCommand: Command {
             those in the folder the template could have named), never others. With --json, each \
             segment opened, closed and deleted is one JSON line on stdout before the summary.
 
+            HLS: an OUTPUT ending in .m3u8 is an HLS playlist with its MPEG-TS segments beside it \
+            (cam.m3u8: cam-00000.ts, cam-00001.ts ...), H.264 and AAC, for any web server to serve \
+            while it grows. Each segment starts with a keyframe and lasts --segment-time (2 s \
+            unless given). The playlist lists every segment, or with --keep N the last N, older \
+            ones deleted. It lists only complete segments, also after a crash; a recording that \
+            ends (Ctrl-C included) marks it ended.
+
             Streaming: an output that is an rtmp:// or rtmps:// URL is sent to that server as FLV \
-            (H.264 and AAC), an srt:// URL as MPEG-TS (the caller connects to a listener). \
+            (H.264 and AAC), an rtsp:// URL to an RTSP server that takes a publisher (ANNOUNCE and \
+            RECORD, RTP over the RTSP connection; H.264 with AAC or Opus), an srt:// URL as \
+            MPEG-TS (the caller connects to a listener). \
             --also adds outputs fed by the same capture and encode, typically a file and a stream; \
             each has its own fate: a stream that fails never stops or damages the file. A server \
             that cannot be reached at the start ends the command with exit 69 before anything is \
@@ -36,7 +45,7 @@ struct RecordCommand: Command {
             ArgumentSpec(
                 name: "output",
                 help:
-                    "The file to write (its extension chooses the container), - for standard output (with --format), or a stream: rtmp://, rtmps:// or srt:// URL.",
+                    "The file to write (its extension chooses the container), - for standard output (with --format), or a stream: rtmp://, rtmps://, rtsp:// or srt:// URL.",
                 kind: .file(extensions: ContainerFormat.all.map(\.fileExtension)))
         ],
         options: [
@@ -159,6 +168,10 @@ struct RecordCommand: Command {
             (
                 "capture record --video 0 --audio default --maxrate 3M rtmp://media.example/live/KEY --also room.mkv",
                 "Stream to an RTMP server (nginx-rtmp, MediaMTX, SRS) and keep a local file."
+            ),
+            (
+                "capture record --video 0 --audio default rtsp://cam:SECRET@mediamtx.example:8554/door",
+                "Publish to an RTSP server (MediaMTX, go2rtc) that restreams it."
             ),
             (
                 "capture record --video test --audio test 'srt://gateway.example:9000?passphrase=SECRET'",

@@ -56,6 +56,12 @@ final class NetworkMuxer {
     private let deadline: NetworkDeadline
     private var opened = false
     private var finished = false
+    /// Bytes of the packets handed to a muxer that keeps its own connection (RTSP), which has no
+    /// `pb` to ask.
+    private var payloadBytes: Int64 = 0
+    /// True when the muxer opens its connection itself in `avformat_write_header` (`AVFMT_NOFILE`:
+    /// RTSP's ANNOUNCE and RECORD), so there is no `avio_open2` of ours.
+    private var connectsItself: Bool { context.pointee.oformat.pointee.flags & AVFMT_NOFILE != 0 }
 
     /// Sets up the muxer `formatName` with one stream for each of `streams`, in order; nothing is
     /// connected yet.
@@ -83,15 +89,23 @@ final class NetworkMuxer {
     }
 
     /// Connects and writes the header (`avio_open2` with the interrupt callback, then
-    /// `avformat_write_header`), within `timeout` seconds for both.
+    /// `avformat_write_header`), within `timeout` seconds for both. A muxer that connects itself
+    /// (RTSP) does both in `avformat_write_header`, bounded by the context's interrupt callback.
     ///
-    /// - Parameter options: protocol options for `avio_open2` (`rw_timeout`, SRT's `latency`).
+    /// - Parameter options: protocol options for `avio_open2` (`rw_timeout`, SRT's `latency`), or
+    ///   the muxer's own for one that connects itself (RTSP's `rtsp_transport`).
     /// - Throws: `FFmpegError` from `avio_open2` (refused, unresolvable, `AVERROR_EXIT` when the
     ///   deadline passed) or from the muxer and the server's answer to it.
     func open(url: String, options: [String: String], timeout: Double) throws(FFmpegError) {
         precondition(!opened)
         deadline.arm(seconds: timeout)
         defer { deadline.disarm() }
+        if connectsItself {
+            let (code, _) = withOptionDictionary(options) { dictionary in avformat_write_header(context, &dictionary) }
+            try check(code, "avformat_write_header")
+            opened = true
+            return
+        }
         var callback = deadline.callback
         let (code, _) = withOptionDictionary(options) { dictionary in
             avio_open2(&context.pointee.pb, url, AVIO_FLAG_WRITE, &callback, &dictionary)
@@ -111,8 +125,10 @@ final class NetworkMuxer {
         packet.rescaleTimestamps(from: streams[index].timeBase, to: context.pointee.streams[index]!.pointee.time_base)
         deadline.arm(seconds: timeout)
         defer { deadline.disarm() }
+        let size = Int64(packet.size)
         try check(av_interleaved_write_frame(context, packet.pointer), "av_interleaved_write_frame")
         try checkIOError()
+        payloadBytes += size
     }
 
     /// Writes the trailer once and closes the connection (`av_write_trailer`, `avio_closep`);
@@ -132,8 +148,9 @@ final class NetworkMuxer {
         if let failure { throw failure }
     }
 
-    /// Bytes sent so far on this connection (`avio_tell`).
-    var bytesWritten: Int64 { context.pointee.pb.map { avio_tell($0) } ?? 0 }
+    /// Bytes sent so far on this connection (`avio_tell`); for a muxer that connects itself, the
+    /// packets' payload, without its RTP and RTSP framing.
+    var bytesWritten: Int64 { context.pointee.pb.map { avio_tell($0) } ?? payloadBytes }
 
     /// A write error the I/O layer noted (`AVIOContext.error`), such as EPIPE.
     private func checkIOError() throws(FFmpegError) {

@@ -9,7 +9,7 @@ import Glibc
 public struct OutputTarget: Hashable, Sendable {
     /// The protocols a recording streams to, with the container each carries.
     public static let streamingSchemes: [String: String] = [
-        "rtmp": "flv", "rtmps": "flv", "srt": "mpegts", "udp": "mpegts", "tcp": "mpegts",
+        "rtmp": "flv", "rtmps": "flv", "rtsp": "rtsp", "srt": "mpegts", "udp": "mpegts", "tcp": "mpegts",
     ]
     /// Query parameters whose values are secrets (SRT's `passphrase` and `streamid`, common token
     /// names).
@@ -103,7 +103,7 @@ public struct OutputTarget: Hashable, Sendable {
         return nil
     }
 
-    /// The muxer a URL implies (`flv` for RTMP, `mpegts` for SRT, UDP and TCP); nil for a file,
+    /// The muxer a URL implies (`flv` for RTMP, `rtsp` for RTSP, `mpegts` for SRT, UDP and TCP); nil for a file,
     /// whose extension decides.
     public var impliedMuxer: String? { scheme.flatMap { Self.streamingSchemes[$0] } }
 
@@ -116,9 +116,9 @@ public struct OutputTarget: Hashable, Sendable {
         return result
     }
 
-    /// Splits `text` into what may be shown and the secrets: the user info before `@`, RTMP's
-    /// stream key (the path after the application, the first path component), and the values of
-    /// secret query parameters.
+    /// Splits `text` into what may be shown and the secrets: the user info before `@` (for RTSP
+    /// its password only), RTMP's stream key (the path after the application, the first path
+    /// component), and the values of secret query parameters.
     private static func redact(_ text: String, scheme: String, schemeEnd: String.Index) -> (String, [String]) {
         var secrets: [String] = []
         var rest = text[schemeEnd...]
@@ -128,8 +128,16 @@ public struct OutputTarget: Hashable, Sendable {
         var authority = String(rest[..<authorityEnd])
         rest = rest[authorityEnd...]
         if let at = authority.lastIndex(of: "@") {
-            secrets.append(String(authority[..<at]))
-            authority = "***" + authority[at...]
+            // An RTSP server's user names the camera's account, which is what tells a log's
+            // lines apart (rtsp://door:***@); elsewhere the user info is often a token.
+            let info = authority[..<at]
+            if scheme == "rtsp", let colon = info.firstIndex(of: ":") {
+                secrets.append(String(info[info.index(after: colon)...]))
+                authority = info[...colon] + "***" + authority[at...]
+            } else {
+                secrets.append(String(info))
+                authority = "***" + authority[at...]
+            }
         }
         let queryStart = rest.firstIndex(of: "?") ?? rest.endIndex
         var path = String(rest[..<queryStart])

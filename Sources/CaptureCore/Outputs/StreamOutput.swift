@@ -337,6 +337,8 @@ final class StreamOutput: @unchecked Sendable {
         // half second of the stream. Lingering up to 2 s lets it arrive. Its own connect timeout
         // (3 s unless told, in milliseconds) follows ours.
         var options: [String: String] = [:]
+        // RTP interleaved on RTSP's TCP connection: UDP is lost behind NAT, and breaks pictures.
+        if target.scheme == "rtsp" { options = ["rtsp_transport": "tcp"] }
         if target.scheme == "srt" {
             Self.quietSRT
             options = ["linger": "2", "connect_timeout": "\(max(1, Int(timeout * 1000)))"]
@@ -354,40 +356,9 @@ final class StreamOutput: @unchecked Sendable {
         setLevel(2)  // LOG_CRIT
     }()
 
-    /// One short cause for a failed network call, secrets scrubbed: "connection refused",
-    /// "host not found", "no answer within 5 s", or FFmpeg's own words.
+    /// `StreamFailure.cause`; `AVERROR_EXIT` is our deadline's unless the stream was aborted.
     private func cause(of error: FFmpegError, timeout: Double) -> String {
-        if error.code == CFFmpeg_AVERROR_EXIT && !deadline.isAborted {
-            return "no answer within \(DurationValue.text(timeout)) s"
-        }
-        switch error.errno {
-        case .connectionRefused: return "connection refused; is the server running and listening on that port?"
-        case .connectionReset: return "connection reset by the server"
-        case .brokenPipe: return "the server closed the connection"
-        case .timedOut: return "no answer within \(DurationValue.text(timeout)) s"
-        case .networkUnreachable, .hostUnreachable: return "network unreachable"
-        default: break
-        }
-        let text = target.scrub(error.description)
-        if text.contains("Name or service not known") || text.contains("Temporary failure in name resolution")
-            || text.contains("No address associated")
-        {
-            return "host not found (\(text))"
-        }
-        if target.scheme == "rtmp" && text.contains("handshake") {
-            return "the server did not answer as RTMP (\(text)); if it speaks TLS on that port, use rtmps://"
-        }
-        // FFmpeg's TLS names the failed layer only in its log, which the error's text carries.
-        if target.scheme == "rtmps" && text.contains("tls://") {
-            return "the TLS handshake failed (\(text)); does the server speak TLS (rtmps) on that port?"
-        }
-        if target.scheme == "srt" {
-            return "the listener refused the connection or did not answer (\(text)); "
-                + "check the port, the passphrase and the stream id"
-        }
-        if error.call == "avformat_write_header" || error.code == CFFmpeg_AVERROR(EIO) {
-            return "the server refused the stream (\(text)); check the application name and stream key"
-        }
-        return text
+        let timedOut = error.code == CFFmpeg_AVERROR_EXIT && !deadline.isAborted
+        return StreamFailure.cause(of: error, target: target, timeout: timeout, timedOut: timedOut)
     }
 }

@@ -7,7 +7,7 @@ public struct OutputPlan: Sendable {
     /// One network output.
     public struct Stream: Sendable, Hashable {
         public var target: OutputTarget
-        /// The muxer: `flv` for RTMP, `mpegts` for SRT, or the one the request names.
+        /// The muxer: `flv` for RTMP, `rtsp` for RTSP, `mpegts` for SRT, or the one the request names.
         public var muxer: String
     }
 
@@ -79,6 +79,13 @@ public struct OutputPlan: Sendable {
         if target.scheme?.hasPrefix("rtmp") == true && muxer != "flv" {
             throw .usage("\(target.printable): RTMP carries FLV only; leave out \(.format) or give flv")
         }
+        // RTSP is a session, not a container: only its own muxer speaks it, and it speaks nothing else.
+        if (target.scheme == "rtsp") != (muxer == "rtsp") {
+            throw .usage(
+                target.scheme == "rtsp"
+                    ? "\(target.printable): RTSP is written by FFmpeg's rtsp muxer; leave out \(.format)"
+                    : "\(.format) rtsp needs an rtsp:// URL, not \(target.printable)")
+        }
         if ["mp4", "mov", "ipod", "ismv"].contains(muxer) {
             throw .usage("\(.format) \(muxer) writes its index at the end of a file and cannot stream; use mpegts")
         }
@@ -92,7 +99,7 @@ public struct OutputPlan: Sendable {
     {
         if text.contains("://") {
             throw .usage(
-                "'\(OutputTarget.scrubbed(text))': record streams to rtmp://, rtmps:// and srt:// URLs "
+                "'\(OutputTarget.scrubbed(text))': record streams to rtmp://, rtmps://, rtsp:// and srt:// URLs "
                     + "(and udp:// or tcp:// with MPEG-TS); other URLs are not outputs")
         }
         if text == "-" && (position > 0 || format == nil) {
@@ -134,6 +141,8 @@ public struct OutputPlan: Sendable {
     /// declares no codec table, and FLV's table lists codecs no server expects.
     static let carried: [String: (video: Set<VideoCodec>, audio: Set<AudioCodec>)] = [
         "flv": ([.h264], [.aac]),
+        // FFmpeg's RTP packetizers, as media servers (MediaMTX, go2rtc) take them.
+        "rtsp": ([.h264], [.aac, .opus]),
         "mpegts": ([.h264], [.aac, .opus]),
     ]
 
