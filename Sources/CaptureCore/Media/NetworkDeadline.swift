@@ -13,13 +13,18 @@ final class NetworkDeadline: Sendable {
     /// The CLOCK_MONOTONIC time in microseconds after which calls fail; 0: no limit.
     private let deadline = Atomic<Int64>(0)
     private let aborted = Atomic<Bool>(false)
+    /// Set when a call was failed because the limit passed; cleared by `arm`.
+    private let expired = Atomic<Bool>(false)
     /// A stop that ends the waiting as well, while set (`linking`).
     private let stop = Mutex<InterruptFlag?>(nil)
 
     init() {}
 
     /// Limits the next blocking calls to `seconds` from now.
-    func arm(seconds: Double) { deadline.store(Self.now() + Int64(seconds * 1e6), ordering: .releasing) }
+    func arm(seconds: Double) {
+        expired.store(false, ordering: .releasing)
+        deadline.store(Self.now() + Int64(seconds * 1e6), ordering: .releasing)
+    }
 
     /// Lifts the limit.
     func disarm() { deadline.store(0, ordering: .releasing) }
@@ -38,8 +43,17 @@ final class NetworkDeadline: Sendable {
     /// True when the linked stop flag is raised.
     var isStopped: Bool { stop.withLock { $0?.isRaised ?? false } }
 
+    /// True when the limit armed last failed a call. A protocol may report that failure as
+    /// something else (RTSP's reply read gives "Invalid data"), so the cause is asked here.
+    var didExpire: Bool { expired.load(ordering: .acquiring) }
+
     /// Whether FFmpeg should give up now.
-    var isRaised: Bool { isAborted || hasExpired || isStopped }
+    var isRaised: Bool {
+        if isAborted || isStopped { return true }
+        guard hasExpired else { return false }
+        expired.store(true, ordering: .releasing)
+        return true
+    }
 
     /// Runs `body` with `flag` ending the waiting as well: a Ctrl-C while a server is being
     /// reached need not wait for the timeout.

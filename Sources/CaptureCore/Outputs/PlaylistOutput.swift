@@ -20,6 +20,9 @@ final class PlaylistOutput: RecordingOutput {
     private let replacing: Bool
     /// Where the next keyframe is asked for, microseconds from the start.
     private var nextCut: Int64
+    /// The write failure that ended it: the muxer is then left without its trailer, which would
+    /// write the playlist again over the last whole one.
+    private var failure: CaptureError?
 
     /// Prepares the muxer (`avformat_alloc_output_context2`); nothing is written before the
     /// first packet.
@@ -60,7 +63,7 @@ final class PlaylistOutput: RecordingOutput {
     /// would be written over unasked.
     func write(_ packet: Packet, stream: Int) throws(CaptureError) {
         if !container.headerWritten {
-            try PlaylistPlan.check(playlist: path, replacing: replacing)
+            try claim()
             do {
                 // `file:` keeps a colon in the path from being read as a protocol.
                 try container.writeHeader(to: "file:" + path, options: plan.muxerOptions(playlist: path))
@@ -68,6 +71,7 @@ final class PlaylistOutput: RecordingOutput {
                 throw .creatingFailed(error, path: path, formatName: "hls")
             }
         }
+        try checkRoom()
         do {
             try container.write(packet, stream: stream)
         } catch {
@@ -75,11 +79,63 @@ final class PlaylistOutput: RecordingOutput {
         }
     }
 
+    /// Takes the playlist's name before the muxer writes anything: the name is created
+    /// (`O_EXCL`, unless replacing), so a second recording started meanwhile is refused instead
+    /// of writing segments of the same names; with replacing, the segments of the recording it
+    /// replaces go, so none of them stays behind unlisted.
+    private func claim() throws(CaptureError) {
+        try PlaylistPlan.check(playlist: path, replacing: replacing)
+        if replacing {
+            for old in PlaylistPlan.segments(beside: path) { unlink(old) }
+            return
+        }
+        let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            let cause = Errno.current
+            if cause == .exists { throw .outputExists(path: path) }
+            throw .cannotCreate(path: path, reason: cause.description)
+        }
+        // Until the first segment is whole, an empty playlist.
+        let text = "#EXTM3U\n"
+        _ = Glibc.write(fd, text, text.utf8.count)
+        Glibc.close(fd)
+    }
+
+    /// Checks, before each packet, that the folder has room for what the muxer may write with
+    /// it: at a cut, the rest of the segment (its 32 KiB buffer) and the playlist again. FFmpeg's
+    /// hls muxer does not report a failed write, and writes the playlist again, empty, over the
+    /// last whole one when the disk is full; so a full file system is caught here, and the
+    /// playlist stays as last written.
+    ///
+    /// - Throws: `.writeFailed` with `ENOSPC` (74).
+    private func checkRoom() throws(CaptureError) {
+        if let failure { throw failure }
+        var space = statvfs()
+        guard statvfs(path.pathDirectory.isEmpty ? "." : path.pathDirectory, &space) == 0 else { return }
+        let blocks = geteuid() == 0 ? space.f_bfree : space.f_bavail
+        var status = stat()
+        let playlist = stat(path, &status) == 0 ? Int64(status.st_size) : 0
+        guard Int64(blocks) * Int64(space.f_frsize) < 64 << 10 + 2 * playlist else { return }
+        failure = .writeFailed(
+            FFmpegError(-ENOSPC, call: "avio_write"), subject: path,
+            kept: "the playlist as last written, with the segments it lists")
+        throw failure!
+    }
+
     /// Writes the last segment and the playlist with its end mark, then reads the playlist back
-    /// as a player would.
+    /// as a player would. After a failed write, only lets go: the playlist lists what was whole.
     func finish(_ recorded: RecordedStreams) -> OutputReport {
         var report = OutputReport(name: path, bytes: 0)
         guard container.headerWritten else { return report }
+        if let failure {
+            container.abandon()
+            for partial in PlaylistPlan.segments(beside: path) where partial.hasSuffix(".tmp") { unlink(partial) }
+            report.failure = failure
+            report.segments = segmentFiles().count
+            report.bytes = bytesWritten
+            report.duration = recorded.encodedDuration
+            return report
+        }
         do {
             try container.finish()
         } catch {

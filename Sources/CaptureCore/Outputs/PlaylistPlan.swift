@@ -1,9 +1,11 @@
 import FoundationEssentials
+import Glibc
 
 /// An HLS recording (`.m3u8`): how long its segments are and how many the playlist keeps.
 public struct PlaylistPlan: Sendable, Equatable {
-    /// The segment length to cut at, in seconds: each segment starts with a keyframe asked for
-    /// at a multiple of it.
+    /// The segment length to cut at, in whole seconds (a playlist's target duration is a whole
+    /// number that no segment may exceed): each segment starts with a keyframe asked for at a
+    /// multiple of it.
     public let segmentSeconds: Double
     /// How many segments the playlist lists, a sliding window whose older segments are deleted;
     /// nil: every one (an event playlist, which players may seek back through).
@@ -19,7 +21,7 @@ public struct PlaylistPlan: Sendable, Equatable {
 
     /// The hls muxer's options for the playlist at `path`: MPEG-TS segments beside it, named
     /// after it (`cam.m3u8` gives `cam-00000.ts`, ...); segments and playlist written under a
-    /// temporary name and renamed when complete, so whatever a reader finds is whole.
+    /// temporary name (`NAME.tmp`) and renamed when complete, so whatever a reader finds is whole.
     func muxerOptions(playlist path: String) -> [String: String] {
         var flags = ["temp_file", "independent_segments"]
         if keep != nil { flags.append("delete_segments") }
@@ -33,43 +35,69 @@ public struct PlaylistPlan: Sendable, Equatable {
         return options
     }
 
-    /// `cam.m3u8` -> `cam-%05d.ts`, in the playlist's folder; a `%` of the name is kept as one.
+    /// The muxer's pattern for the segments of the playlist at `path`: `cam.m3u8` ->
+    /// `cam-%05d.ts` in its folder. A relative folder starts with `./`, so that a colon in it is
+    /// not read as a protocol (the muxer deletes old segments by this name, so `file:` would not do).
     static func segmentPattern(playlist path: String) -> String {
-        segmentName(playlist: path, number: nil)
+        let pattern = segmentName(playlist: path, number: nil)
+        return pattern.hasPrefix("/") ? pattern : "./" + pattern
     }
 
     /// The name of segment `number` (from 0) of the playlist at `path`, or with nil the muxer's
-    /// pattern for it.
+    /// field for the number.
     static func segmentName(playlist path: String, number: Int?) -> String {
+        let stem = String(path.pathLastComponent.dropLast(".m3u8".count))
+        let digits = number.map { String($0) }
+        let field = digits.map { String(repeating: "0", count: max(0, 5 - $0.count)) + $0 } ?? "%05d"
         let folder = path.pathDirectory
-        var stem = path.pathLastComponent
-        if stem.lowercased().hasSuffix(".m3u8") { stem.removeLast(5) }
-        let name =
-            number.map { stem + "-" + String(repeating: "0", count: max(0, 5 - String($0).count)) + String($0) + ".ts" }
-            ?? stem.replacing("%", with: "%%") + "-%05d.ts"
-        return folder.isEmpty ? name : folder.pathAppending(name)
+        return folder.isEmpty ? "\(stem)-\(field).ts" : folder.pathAppending("\(stem)-\(field).ts")
     }
-}
 
-extension PlaylistPlan {
+    /// The characters a playlist's name may have: its segments' names are written into the
+    /// playlist as relative URLs, which `?`, `#`, `:`, `%`, spaces and the like would change,
+    /// and the muxer reads `%` as a field of its own.
+    static let nameCharacters = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.~")
+
+    /// Refuses what cannot be the name of a playlist, before anything is opened: a name not
+    /// ending in `.m3u8`, characters a URL would misread, a name too long for the muxer's
+    /// temporary files (`NAME.tmp`).
+    ///
+    /// - Throws: `.usage` (64).
+    static func checkName(_ path: String) throws(CaptureError) {
+        let name = path.pathLastComponent
+        guard name.lowercased().hasSuffix(".m3u8"), name.count > ".m3u8".count else {
+            throw .usage("'\(path)': an HLS playlist's name ends in .m3u8")
+        }
+        guard name.allSatisfy({ nameCharacters.contains($0) }) else {
+            throw .usage(
+                "'\(name)': an HLS playlist's segments are named after it and listed in it as URLs; "
+                    + "name it with letters, digits, '-', '_', '.' and '~' only")
+        }
+        let longest = segmentName(playlist: name, number: 99999).utf8.count
+        if max(name.utf8.count, longest) + ".tmp".count > Int(NAME_MAX) {
+            throw .usage(
+                "'\(name)': too long for its segments' names (\(NAME_MAX) bytes at most with .tmp); shorten it")
+        }
+    }
+
+    /// The segments in the playlist's folder named as its own would be, whoever made them.
+    static func segments(beside path: String) -> [String] {
+        let folder = path.pathDirectory
+        let prefix = String(segmentName(playlist: path, number: 0).pathLastComponent.dropLast("00000.ts".count))
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.isEmpty ? "." : folder)) ?? []
+        return names.filter { name in
+            guard name.hasPrefix(prefix), name.hasSuffix(".ts") || name.hasSuffix(".ts.tmp") else { return false }
+            let number = name.dropFirst(prefix.count).prefix { $0 != "." }
+            return number.count >= 5 && number.allSatisfy { $0.isASCII && $0.isNumber }
+        }.sorted().map { folder.isEmpty ? $0 : folder.pathAppending($0) }
+    }
+
     /// Refuses a playlist that exists, or segments a recording before left beside it (their
     /// names would be used again), unless `replacing`; and a folder that cannot be written.
     ///
     /// - Throws: `.outputExists` naming the first such file, `.cannotCreate` (73).
     static func check(playlist path: String, replacing: Bool) throws(CaptureError) {
         try OutputFile.check(path: path, replacing: replacing)
-        guard !replacing else { return }
-        let folder = path.pathDirectory.isEmpty ? "." : path.pathDirectory
-        let first = segmentName(playlist: path, number: 0).pathLastComponent
-        let prefix = String(first.dropLast("00000.ts".count))
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-        let old = names.filter { name in
-            guard name.hasPrefix(prefix), name.hasSuffix(".ts") else { return false }
-            let number = name.dropFirst(prefix.count).dropLast(3)
-            return number.count >= 5 && number.allSatisfy { $0.isASCII && $0.isNumber }
-        }
-        if let found = old.sorted().first {
-            throw .outputExists(path: path.pathDirectory.isEmpty ? found : path.pathDirectory.pathAppending(found))
-        }
+        if !replacing, let found = segments(beside: path).first { throw .outputExists(path: found) }
     }
 }

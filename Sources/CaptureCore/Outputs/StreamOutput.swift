@@ -356,9 +356,9 @@ final class StreamOutput: @unchecked Sendable {
         setLevel(2)  // LOG_CRIT
     }()
 
-    /// `StreamFailure.cause`; `AVERROR_EXIT` is our deadline's unless the stream was aborted.
+    /// `StreamFailure.cause`; a call our deadline failed timed out, whatever error it gave.
     private func cause(of error: FFmpegError, timeout: Double) -> String {
-        let timedOut = error.code == CFFmpeg_AVERROR_EXIT && !deadline.isAborted
+        let timedOut = (error.code == CFFmpeg_AVERROR_EXIT || deadline.didExpire) && !deadline.isAborted
         return StreamFailure.cause(of: error, target: target, timeout: timeout, timedOut: timedOut)
     }
 }

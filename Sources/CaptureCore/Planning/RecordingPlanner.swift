@@ -98,13 +98,15 @@ public enum RecordingPlanner {
     /// The segments and window of an HLS recording (a `.m3u8` output); nil for any other.
     /// `--segment-time` is its segment length (2 s unless given), `--keep` its window.
     ///
-    /// - Throws: `.usage` for a segment length out of range, and for the options a playlist
-    ///   does not take (a segment size, a total size, UTC names, standard output).
+    /// - Throws: `.usage` for a playlist name a URL would misread or without `.m3u8`, a segment
+    ///   length out of range or not whole, and for the options a playlist does not take (a
+    ///   segment size, a total size, UTC names, standard output).
     static func playlist(_ request: RecordingRequest, outputs: OutputPlan) throws(CaptureError) -> PlaylistPlan? {
-        guard outputs.container.muxer == "hls" else { return nil }
+        guard outputs.container.muxer == "hls", let file = outputs.file else { return nil }
         if outputs.toStandardOutput {
             throw .usage("an HLS playlist is a playlist file and its segments, not a pipe; give a .m3u8 path")
         }
+        try PlaylistPlan.checkName(file)
         if request.segmentSize != nil || request.retention.maxTotalBytes != nil {
             throw .usage(
                 "an HLS playlist cuts its segments by time and keeps them by count: use \(.segmentTime) and \(.keep), "
@@ -116,6 +118,10 @@ public enum RecordingPlanner {
             throw .usage(
                 "\(.segmentTime) takes 1 s to \(DurationValue.text(DurationValue.longest)) s, not \(DurationValue.text(seconds))"
             )
+        }
+        // A playlist's target duration is a whole number of seconds no segment may exceed.
+        if seconds != seconds.rounded() {
+            throw .usage("\(.segmentTime) of an HLS playlist takes whole seconds, not \(DurationValue.text(seconds))")
         }
         return PlaylistPlan(segmentSeconds: seconds, keep: request.retention.keep)
     }

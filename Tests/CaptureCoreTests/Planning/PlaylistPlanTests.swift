@@ -14,7 +14,7 @@ import Testing
         #expect(plan.segments == nil)
         #expect(plan.video?.codec == .h264)
         let options = try #require(plan.playlist).muxerOptions(playlist: "live/cam.m3u8")
-        #expect(options["hls_segment_filename"] == "live/cam-%05d.ts")
+        #expect(options["hls_segment_filename"] == "./live/cam-%05d.ts")
         #expect(options["hls_playlist_type"] == "event" && options["hls_list_size"] == "0")
         #expect(options["hls_flags"]?.contains("delete_segments") == false)
     }
@@ -39,15 +39,36 @@ import Testing
         }
     }
 
-    @Test(arguments: [
-        ("cam.m3u8", 0, "cam-00000.ts"), ("a/b/Cam.M3U8", 12, "a/b/Cam-00012.ts"),
-        ("x%y.m3u8", 123456, "x%y-123456.ts"),
-    ])
+    @Test(arguments: [("cam.m3u8", 0, "cam-00000.ts"), ("a/b/Cam.M3U8", 12, "a/b/Cam-00012.ts")])
     func segmentsAreNamedAfterThePlaylist(playlist: String, number: Int, name: String) {
         #expect(PlaylistPlan.segmentName(playlist: playlist, number: number) == name)
     }
 
-    @Test func aPercentSignIsKeptInThePattern() {
-        #expect(PlaylistPlan.segmentPattern(playlist: "x%y.m3u8") == "x%%y-%05d.ts")
+    /// A relative folder starts with ./, so that a colon in it is no protocol to FFmpeg.
+    @Test(arguments: [
+        ("cam.m3u8", "./cam-%05d.ts"), ("x:y/cam.m3u8", "./x:y/cam-%05d.ts"), ("/srv/a.m3u8", "/srv/a-%05d.ts"),
+    ])
+    func thePatternIsNoURL(playlist: String, pattern: String) {
+        #expect(PlaylistPlan.segmentPattern(playlist: playlist) == pattern)
+    }
+
+    @Test(arguments: ["a%d.m3u8", "a:b.m3u8", "x?y.m3u8", "x#y.m3u8", "a b.m3u8", "cam.mkv", ".m3u8"])
+    func namesAURLWouldMisreadAreRefused(name: String) {
+        #expect(throws: CaptureError.self) { try PlaylistPlan.checkName("live/" + name) }
+    }
+
+    @Test func aNameTooLongForTheTemporaryFilesIsRefused() throws {
+        try PlaylistPlan.checkName(String(repeating: "a", count: 230) + ".m3u8")
+        #expect(throws: CaptureError.self) {
+            try PlaylistPlan.checkName(String(repeating: "a", count: 245) + ".m3u8")
+        }
+    }
+
+    @Test func segmentTimeIsWholeSeconds() {
+        var request = RecordingRequest(video: .test, output: "cam.m3u8")
+        request.segmentTime = 2.5
+        #expect(throws: CaptureError.self) {
+            try RecordingPlanner.plan(request, survey: DeviceSurvey(video: Self.test))
+        }
     }
 }

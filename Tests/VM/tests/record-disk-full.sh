@@ -24,4 +24,20 @@ for ext in mp4 mkv nut; do
     rm -f "$disk/full.$ext"
 done
 
+# An HLS playlist: FFmpeg's hls muxer does not report a failed write and would write the playlist
+# again, empty, over the last whole one; the recorder stops first, and the playlist lists only
+# whole segments, each of which decodes.
+rc=0
+"$CAPTURE" record --video test --audio test --preset ultrafast --crf 0 --segment-time 1 --quiet "$disk/full.m3u8" \
+    2>"$VM_OUT/m3u8.err" || rc=$?
+check_eq ".m3u8 on a full disk: exit 74" 74 "$rc"
+check ".m3u8: stderr names the playlist and the full disk" \
+    grep -q "^Error: $disk/full.m3u8: disk full (no space left on device)" "$VM_OUT/m3u8.err"
+listed=$(grep -c '^full-[0-9]*\.ts$' "$disk/full.m3u8" || true)
+check ".m3u8: the playlist lists whole segments ($listed)" test "${listed:-0}" -ge 1
+for segment in $(grep '^full-[0-9]*\.ts$' "$disk/full.m3u8" || true); do
+    check ".m3u8: $segment decodes" clean "$disk/$segment"
+done
+check ".m3u8: no partial segment left" test -z "$(find "$disk" -name '*.tmp')"
+
 finish

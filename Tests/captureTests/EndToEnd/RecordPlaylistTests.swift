@@ -155,7 +155,49 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: scratch.path("cam.m3u8")))
     }
 
-    @Test(arguments: [["--segment-size", "5M"], ["--max-total-size", "1G"], ["--utc"], ["--segment-time", "0.5"]])
+    /// A second recording into the same playlist, started while the first has no whole segment
+    /// yet, is refused: the first took the name with its first packet.
+    @Test func aSecondRecordingIntoThePlaylistIsRefused() async throws {
+        let scratch = try RecordScratch()
+        let path = scratch.path("cam.m3u8")
+        let first = try await RealTimeSlots.run {
+            try await onOwnThread {
+                let process = try ChildProcess.realTime(
+                    ["record", "--video", "test", "--duration", "4", path], in: scratch)
+                let deadline = Date().addingTimeInterval(20)
+                while !FileManager.default.fileExists(atPath: path) && Date() < deadline {
+                    Thread.sleep(forTimeInterval: 0.02)
+                }
+                let second = try BuiltBinary.run(["record", "--video", "test", "--duration", "1", path])
+                return (process.wait(timeout: 40), second)
+            }
+        }
+        #expect(first.0?.status == 0)
+        #expect(first.1.status == 73, "\(first.1.stderr)")
+        let playlist = try Playlist(path)
+        #expect(playlist.segments.count == 2 && playlist.ended, "\(playlist.text)")
+    }
+
+    /// `--force` replaces the earlier recording: its playlist and all its segments, none left
+    /// behind unlisted.
+    @Test func forceReplacesTheEarlierSegmentsToo() throws {
+        let scratch = try RecordScratch()
+        for number in 0..<6 {
+            try Data("old".utf8).write(to: URL(fileURLWithPath: scratch.path(String(format: "cam-%05d.ts", number))))
+        }
+        let result = try BuiltBinary.run([
+            "record", "--video", "test", "--duration", "1", "--force", scratch.path("cam.m3u8"),
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        let left = try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).filter { $0.hasSuffix(".ts") }
+        #expect(left == ["cam-00000.ts"], "\(left)")
+        #expect(try RecordOracle.decodesCleanly(scratch.path("cam-00000.ts")))
+    }
+
+    @Test(arguments: [
+        ["--segment-size", "5M"], ["--max-total-size", "1G"], ["--utc"], ["--segment-time", "0.5"],
+        ["--segment-time", "2.5"],
+    ])
     func optionsAPlaylistDoesNotTakeExit64(options: [String]) throws {
         let scratch = try RecordScratch()
         let result = try BuiltBinary.run(
@@ -163,5 +205,21 @@ import Testing
         #expect(result.status == 64, "\(result.stderr)")
         let said = result.stderr.split(separator: "\n").first ?? ""
         #expect(said.hasPrefix("Error: ") && said.contains(options[0]), "\(result.stderr)")
+    }
+
+    @Test(arguments: ["a:b.m3u8", "x?y.m3u8", "a%d.m3u8", "a b.m3u8"])
+    func aPlaylistNameAURLWouldMisreadExits64(name: String) throws {
+        let scratch = try RecordScratch()
+        let result = try BuiltBinary.run(["record", "--video", "test", "--duration", "1", scratch.path(name)])
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).isEmpty)
+    }
+
+    @Test func hlsIntoAnotherExtensionExits64() throws {
+        let scratch = try RecordScratch()
+        let result = try BuiltBinary.run([
+            "record", "--video", "test", "--duration", "1", "--format", "hls", scratch.path("b.mkv"),
+        ])
+        #expect(result.status == 64, "\(result.stderr)")
     }
 }

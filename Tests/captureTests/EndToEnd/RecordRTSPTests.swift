@@ -145,6 +145,30 @@ import Testing
         #expect(!result.stderr.contains(Self.password))
     }
 
+    /// A server that takes the connection and never answers the ANNOUNCE: FFmpeg's RTSP reports
+    /// the interrupted read as invalid data, but the cause is the time it did not answer in.
+    @Test func aServerThatNeverAnswersTimesOut() throws {
+        let scratch = try RecordScratch()
+        let port = try FreePort.tcp()
+        let silent = try ChildProcess.recording(
+            [
+                "-c",
+                "import socket, sys, time; s = socket.socket(); s.bind(('127.0.0.1', int(sys.argv[1]))); s.listen(4); "
+                    + "c = s.accept(); time.sleep(60)",
+                "\(port)",
+            ], program: "/usr/bin/python3", in: scratch, name: "silent")
+        defer {
+            silent.signal(SIGKILL)
+            silent.wait()
+        }
+        try RTSPServer.waitUntilListening(port: port, server: silent)
+        let result = try BuiltBinary.run([
+            "record", "--video", "test", "--duration", "1", "--connect-timeout", "2", "rtsp://127.0.0.1:\(port)/live",
+        ])
+        #expect(result.status == 69, "\(result.stderr)")
+        #expect(result.stderr.contains("no answer within 2 s"), "\(result.stderr)")
+    }
+
     @Test func anotherMuxerForRTSPExits64() throws {
         let result = try BuiltBinary.run([
             "record", "--video", "test", "--duration", "1", "--format", "mpegts", "rtsp://127.0.0.1:8554/live",
