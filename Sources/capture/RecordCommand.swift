@@ -45,7 +45,7 @@ struct RecordCommand: Command {
             ArgumentSpec(
                 name: "output",
                 help:
-                    "The file to write (its extension chooses the container), - for standard output (with --format), or a stream: rtmp://, rtmps://, rtsp:// or srt:// URL.",
+                    "The file to write (its extension chooses the container; .m3u8 is an HLS playlist), - for standard output (with --format), or a stream: rtmp://, rtmps://, rtsp://, srt://, udp:// or tcp:// URL.",
                 kind: .file(extensions: ContainerFormat.all.map(\.fileExtension)))
         ],
         options: [
