@@ -36,14 +36,7 @@ final class FileOutput: RecordingOutput {
     var bytesWritten: Int64 { container.bytesWritten }
     private var toStandardOutput: Bool { path == "-" }
 
-    func addStream(_ source: StreamSource) throws(FFmpegError) -> Int {
-        switch source {
-        case .encoder(let encoder):
-            return try container.addStream(encoder: encoder)
-        case .copy(let input, let stream, let timeBase):
-            return try container.addStream(copying: input, stream: stream, timeBase: timeBase)
-        }
-    }
+    func addStream(_ source: StreamSource) throws(FFmpegError) -> Int { try container.addStream(source) }
 
     /// Writes a packet, creating the file and writing the header on the first one.
     func write(_ packet: Packet, stream: Int) throws(CaptureError) {

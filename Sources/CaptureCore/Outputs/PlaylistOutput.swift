@@ -44,14 +44,7 @@ final class PlaylistOutput: RecordingOutput {
     var started: Bool { container.headerWritten }
     var bytesWritten: Int64 { segmentFiles().reduce(0) { $0 + $1.bytes } }
 
-    func addStream(_ source: StreamSource) throws(FFmpegError) -> Int {
-        switch source {
-        case .encoder(let encoder):
-            return try container.addStream(encoder: encoder)
-        case .copy(let input, let stream, let timeBase):
-            return try container.addStream(copying: input, stream: stream, timeBase: timeBase)
-        }
-    }
+    func addStream(_ source: StreamSource) throws(FFmpegError) -> Int { try container.addStream(source) }
 
     /// A keyframe at each multiple of the segment length, where the muxer then cuts.
     func wantsKeyframe(at time: Int64) throws(CaptureError) -> Bool {

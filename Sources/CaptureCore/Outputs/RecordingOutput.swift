@@ -6,6 +6,20 @@ enum StreamSource {
     case copy(InputContainer, stream: Int, timeBase: Rational)
 }
 
+extension OutputContainer {
+    /// Adds a stream fed by `source` (`addStream(encoder:)` or `addStream(copying:)`).
+    ///
+    /// - Returns: the stream's index.
+    func addStream(_ source: StreamSource) throws(FFmpegError) -> Int {
+        switch source {
+        case .encoder(let encoder):
+            return try addStream(encoder: encoder)
+        case .copy(let input, let stream, let timeBase):
+            return try addStream(copying: input, stream: stream, timeBase: timeBase)
+        }
+    }
+}
+
 /// What the recording's streams held at its end, for an output to check itself against.
 struct RecordedStreams {
     /// Streams the recording has: 1 or 2 (video, audio).
