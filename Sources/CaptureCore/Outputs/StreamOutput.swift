@@ -356,9 +356,12 @@ final class StreamOutput: @unchecked Sendable {
         setLevel(2)  // LOG_CRIT
     }()
 
-    /// `StreamFailure.cause`; a call our deadline failed timed out, whatever error it gave.
+    /// `StreamFailure.cause`. RTSP reports a reply our deadline cut off as invalid data, so
+    /// there a call the deadline failed timed out whatever it says; elsewhere the protocol's own
+    /// error says more (a TLS handshake a plain server never answers).
     private func cause(of error: FFmpegError, timeout: Double) -> String {
-        let timedOut = (error.code == CFFmpeg_AVERROR_EXIT || deadline.didExpire) && !deadline.isAborted
+        let expired = error.code == CFFmpeg_AVERROR_EXIT || (target.scheme == "rtsp" && deadline.didExpire)
+        let timedOut = expired && !deadline.isAborted
         return StreamFailure.cause(of: error, target: target, timeout: timeout, timedOut: timedOut)
     }
 }
