@@ -7,15 +7,6 @@ extension StreamOutput: RecordingOutput {
     var started: Bool { received }
     var bytesWritten: Int64 { bytesSent }
 
-    func addStream(_ source: StreamSource) throws(FFmpegError) -> Int {
-        switch source {
-        case .encoder(let encoder):
-            return try addStream(encoder: encoder)
-        case .copy(let input, let stream, let timeBase):
-            return try addStream(copying: input, stream: stream, timeBase: timeBase)
-        }
-    }
-
     func write(_ packet: Packet, stream: Int) throws(CaptureError) { send(packet, stream: stream) }
 
     func takeNews() -> (events: [RecordingEvent], warnings: [String]) { ([], takeEvents()) }

@@ -75,19 +75,17 @@ final class StreamOutput: @unchecked Sendable {
         self.settings = settings
     }
 
-    /// Adds a stream fed by `encoder`; call in the same order as for the file, so the indices match.
+    /// Adds a stream fed by `source`: an encoder, or packets copied from an input as they are
+    /// (`VideoCodec.copy`); in the same order as for the file, so the indices match.
     ///
     /// - Returns: the stream's index.
-    @discardableResult
-    func addStream(encoder: Encoder) throws(FFmpegError) -> Int {
-        parameters.append(try StreamParameters(encoder: encoder))
-        return parameters.count - 1
-    }
-
-    /// Adds a stream of packets copied from an input as they are (`VideoCodec.copy`).
-    @discardableResult
-    func addStream(copying input: InputContainer, stream index: Int, timeBase: Rational) throws(FFmpegError) -> Int {
-        parameters.append(try StreamParameters(copying: input, stream: index, timeBase: timeBase.av))
+    func addStream(_ source: StreamSource) throws(FFmpegError) -> Int {
+        switch source {
+        case .encoder(let encoder):
+            parameters.append(try StreamParameters(encoder: encoder))
+        case .copy(let input, let stream, let timeBase):
+            parameters.append(try StreamParameters(copying: input, stream: stream, timeBase: timeBase.av))
+        }
         return parameters.count - 1
     }
 
