@@ -95,6 +95,18 @@ public enum RecordingPlanner {
             playlist: try playlist(request, outputs: outputs))
     }
 
+    /// Refuses a segment length under 1 s (a cut waits for the last frames of the segment before
+    /// to leave the encoder, so shorter ones would be cut less often than asked) or past the
+    /// longest duration the clock takes.
+    ///
+    /// - Throws: `.usage` (64).
+    static func checkSegmentTime(_ seconds: Double) throws(CaptureError) {
+        guard seconds < 1 || seconds > DurationValue.longest else { return }
+        throw .usage(
+            "\(.segmentTime) takes 1 s to \(DurationValue.text(DurationValue.longest)) s, not \(DurationValue.text(seconds))"
+        )
+    }
+
     /// The segments and window of an HLS recording (a `.m3u8` output); nil for any other.
     /// `--segment-time` is its segment length (2 s unless given), `--keep` its window.
     ///
@@ -114,11 +126,7 @@ public enum RecordingPlanner {
         }
         if request.utc { throw .usage("\(.utc) names segments by time; an HLS playlist numbers them") }
         let seconds = request.segmentTime ?? PlaylistPlan.defaultSegmentSeconds
-        if seconds < 1 || seconds > DurationValue.longest {
-            throw .usage(
-                "\(.segmentTime) takes 1 s to \(DurationValue.text(DurationValue.longest)) s, not \(DurationValue.text(seconds))"
-            )
-        }
+        try checkSegmentTime(seconds)
         // A playlist's target duration is a whole number of seconds no segment may exceed.
         if seconds != seconds.rounded() {
             throw .usage("\(.segmentTime) of an HLS playlist takes whole seconds, not \(DurationValue.text(seconds))")
@@ -159,13 +167,7 @@ public enum RecordingPlanner {
             return nil
         }
         guard let file = outputs.file, !outputs.toStandardOutput else { throw .plan(.segmentsNeedFile) }
-        // Shorter ones would be cut less often than asked: the next cut waits for the last
-        // frames of the one before to leave the encoder.
-        if let seconds = request.segmentTime, seconds < 1 || seconds > DurationValue.longest {
-            throw .usage(
-                "\(.segmentTime) takes 1 s to \(DurationValue.text(DurationValue.longest)) s, not \(DurationValue.text(seconds))"
-            )
-        }
+        if let seconds = request.segmentTime { try checkSegmentTime(seconds) }
         if let bytes = request.segmentSize, bytes < 1 << 20 {
             throw .usage("\(.segmentSize) takes 1M or more, not \(bytes) bytes")
         }
