@@ -23,8 +23,10 @@ final class PlaylistOutput: RecordingOutput {
     /// The write failure that ended it: the muxer is then left without its trailer, which would
     /// write the playlist again over the last whole one.
     private var failure: CaptureError?
-    /// The largest packet handed to the muxer, in bytes: what one write may bring with it.
-    private var largestPacket: Int64 = 0
+    /// The packets handed to the muxer within its interleaving window of the latest one, as
+    /// (decode time in microseconds, bytes): what its queue may still hold, and one write may
+    /// bring to the disk with it.
+    private var queued: [(time: Int64, bytes: Int64)] = []
 
     /// Prepares the muxer (`avformat_alloc_output_context2`); nothing is written before the
     /// first packet.
@@ -66,7 +68,12 @@ final class PlaylistOutput: RecordingOutput {
                 throw .creatingFailed(error, path: path, formatName: "hls")
             }
         }
-        largestPacket = max(largestPacket, Int64(packet.size))
+        if let ticks = packet.dts ?? packet.pts {
+            let time = container.microseconds(ofTicks: ticks, stream: stream)
+            let latest = max(time, queued.last?.time ?? time)
+            queued.removeAll { $0.time < latest - PlaylistPlan.interleaveWindow }
+            queued.append((latest, Int64(packet.size)))
+        }
         try checkRoom()
         do {
             try container.write(packet, stream: stream)
@@ -98,11 +105,12 @@ final class PlaylistOutput: RecordingOutput {
     }
 
     /// Checks, before each packet, that the folder has room for what the muxer may write with
-    /// it: the packets its interleaving queue holds (a few, each at most the largest so far, 4 of
-    /// them allowed), at a cut the rest of the segment (its 32 KiB buffer), and the playlist
-    /// again. FFmpeg's hls muxer does not report a failed write, and writes the playlist again,
-    /// empty, over the last whole one when the disk is full; so a full file system is caught
-    /// here, and the playlist stays as last written.
+    /// it: every packet its interleaving queue may hold (those within `interleaveWindow` of the
+    /// latest, with MPEG-TS's packetization on top, 188 bytes for every 184), at a cut the rest
+    /// of the segment (its 32 KiB buffer), and the playlist again. FFmpeg's hls muxer does not
+    /// report a failed write, and writes the playlist again, empty, over the last whole one when
+    /// the disk is full; so a full file system is caught here, and the playlist stays as last
+    /// written.
     ///
     /// - Throws: `.writeFailed` with `ENOSPC` (74).
     private func checkRoom() throws(CaptureError) {
@@ -112,7 +120,8 @@ final class PlaylistOutput: RecordingOutput {
         let blocks = geteuid() == 0 ? space.f_bfree : space.f_bavail
         var status = stat()
         let playlist = stat(path, &status) == 0 ? Int64(status.st_size) : 0
-        guard Int64(blocks) * Int64(space.f_frsize) < 64 << 10 + 2 * playlist + 4 * largestPacket else { return }
+        let pending = queued.reduce(0) { $0 + $1.bytes } * 188 / 184 + 188 * Int64(queued.count)
+        guard Int64(blocks) * Int64(space.f_frsize) < 64 << 10 + 2 * playlist + pending else { return }
         failure = .writeFailed(FFmpegError(-ENOSPC, call: "avio_write"), subject: path, kept: "the playlist")
         throw failure!
     }

@@ -19,6 +19,11 @@ public struct PlaylistPlan: Sendable, Equatable {
         self.keep = keep
     }
 
+    /// Microseconds of decode time the muxer's interleaving queue may span
+    /// (`max_interleave_delta`, 10 s unless set): what it may hold back is bounded, so the room
+    /// a write needs is known.
+    static let interleaveWindow: Int64 = 1_000_000
+
     /// The hls muxer's options for the playlist at `path`: MPEG-TS segments beside it, named
     /// after it (`cam.m3u8` gives `cam-00000.ts`, ...); segments and playlist written under a
     /// temporary name (`NAME.tmp`) and renamed when complete, so whatever a reader finds is whole.
@@ -28,7 +33,7 @@ public struct PlaylistPlan: Sendable, Equatable {
         var options = [
             "hls_time": DurationValue.text(segmentSeconds), "hls_list_size": "\(keep ?? 0)",
             "hls_segment_type": "mpegts", "hls_segment_filename": Self.segmentPattern(playlist: path),
-            "hls_flags": flags.joined(separator: "+"),
+            "hls_flags": flags.joined(separator: "+"), "max_interleave_delta": "\(Self.interleaveWindow)",
         ]
         // An event playlist only grows: players may offer the whole recording while it goes on.
         if keep == nil { options["hls_playlist_type"] = "event" }

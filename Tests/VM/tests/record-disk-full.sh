@@ -35,6 +35,7 @@ check ".m3u8: stderr names the playlist and the full disk" \
     grep -q "^Error: $disk/full.m3u8: disk full (no space left on device)" "$VM_OUT/m3u8.err"
 listed=$(grep -c '^full-[0-9]*\.ts$' "$disk/full.m3u8" || true)
 check ".m3u8: the playlist lists whole segments ($listed)" test "${listed:-0}" -ge 1
+[[ ${listed:-0} -ge 1 ]] || { sed 's/^/  playlist: /' "$disk/full.m3u8"; ls -l "$disk" | sed 's/^/  ls: /'; sed 's/^/  stderr: /' "$VM_OUT/m3u8.err"; }
 # Every listed segment, one after the other, in one ffmpeg (its start is slow under emulation).
 segments=$(grep '^full-[0-9]*\.ts$' "$disk/full.m3u8" | sed "s|^|$disk/|" | paste -sd '|' || true)
 check ".m3u8: the listed segments decode" clean "concat:$segments"
