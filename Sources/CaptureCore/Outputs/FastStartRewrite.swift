@@ -92,8 +92,11 @@ enum FastStartRewrite {
         if let pts, let old = dts, pts - old > delay {
             dts = min(pts, max(pts - delay, (previous ?? .min) + 1))
         }
-        if let end, let time = dts ?? pts {
-            let reaching = end - time - delay
+        // The muxer's edit list ends at the latest presentation plus duration, whatever the
+        // decode time: reckoned from the decode time moved up after the packet before, the last
+        // frame lasted nothing (a track a frame short of its end).
+        if let end, let shown = pts ?? dts.map({ $0 + delay }) {
+            let reaching = end - shown
             if reaching > 0 || duration <= 0 { duration = max(0, reaching) }
         }
         return (dts, duration)
