@@ -8,7 +8,7 @@ struct RecordCommand: Command {
         name: "record",
         abstract: "Record video and audio from cameras, microphones or the test sources to a file or a stream.",
         discussion: """
-            The container follows the output's extension: .mp4 .mov .mkv .nut .avi .y4m .h264 \
+            The container follows the output's extension: .mp4 .mov .mkv .ts .nut .avi .y4m .h264 \
             (video, with audio where it fits), .wav .flac .m4a .opus (audio only). With neither \
             --video nor --audio the first camera is recorded. Ctrl-C (SIGINT), SIGTERM and SIGHUP \
             stop the recording cleanly: the file is finalized and the exit status is 0.
@@ -69,7 +69,7 @@ struct RecordCommand: Command {
                 default: "yuv420p for h264, the camera's for raw", kind: .choices(FormatNames.recordablePixelFormats)),
             .option(
                 "--codec", "codec", help: "Video codec: h264, raw or copy.",
-                default: "h264 for .mp4 .mov .mkv .h264, raw for .nut .avi .y4m",
+                default: "h264 for .mp4 .mov .mkv .ts .h264, raw for .nut .avi .y4m",
                 kind: .choices(VideoCodec.allCases.map(\.rawValue))),
             .option("--crf", "n", help: "H.264 quality, 0-51 (lower is better).", default: "23"),
             .option(
@@ -84,7 +84,7 @@ struct RecordCommand: Command {
                 kind: .choices(SampleFormat.allCases.map(\.rawValue))),
             .option(
                 "--audio-codec", "codec", help: "Audio codec: aac, opus, pcm or flac.",
-                default: "aac for .mp4 .mov .m4a, pcm for .mkv .nut .avi .wav, flac for .flac, opus for .opus",
+                default: "aac for .mp4 .mov .ts .m4a, pcm for .mkv .nut .avi .wav, flac for .flac, opus for .opus",
                 kind: .choices(AudioCodec.allCases.map(\.rawValue))),
             .option(
                 "--maxrate", "rate",

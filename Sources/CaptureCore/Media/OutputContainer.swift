@@ -63,10 +63,21 @@ final class OutputContainer {
         let answer = avformat_query_codec(format, codec, FF_COMPLIANCE_NORMAL)
         if answer == 1 { return true }
         if answer == 0 { return false }
+        if let known = heldWithoutTable[formatName] { return known.contains(codec.rawValue) }
         // No table: the muxer's own default codecs are the ones it is known to hold.
         let defaults = [format.pointee.video_codec, format.pointee.audio_codec]
         return defaults.contains(codec) ? true : nil
     }
+
+    /// Muxers without a codec table for `avformat_query_codec`, with the codecs they take in
+    /// FFmpeg 5.1 (MPEG-TS: the stream types its muxer writes).
+    private static let heldWithoutTable: [String: Set<AVCodecID.RawValue>] = [
+        "mpegts": Set(
+            [
+                AV_CODEC_ID_H264, AV_CODEC_ID_HEVC, AV_CODEC_ID_MPEG2VIDEO, AV_CODEC_ID_MPEG4, AV_CODEC_ID_AAC,
+                AV_CODEC_ID_MP2, AV_CODEC_ID_MP3, AV_CODEC_ID_AC3, AV_CODEC_ID_EAC3, AV_CODEC_ID_OPUS,
+            ].map(\.rawValue))
+    ]
 
     /// Adds a stream fed by `encoder` (`avformat_new_stream`, `avcodec_parameters_from_context`).
     ///

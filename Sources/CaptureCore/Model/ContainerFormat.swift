@@ -19,6 +19,7 @@ public struct ContainerFormat: Hashable, Sendable {
         .init(fileExtension: "mkv", muxer: "matroska", defaultVideoCodec: .h264, defaultAudioCodec: .pcm),
         .init(fileExtension: "nut", muxer: "nut", defaultVideoCodec: .raw, defaultAudioCodec: .pcm),
         .init(fileExtension: "avi", muxer: "avi", defaultVideoCodec: .raw, defaultAudioCodec: .pcm),
+        .init(fileExtension: "ts", muxer: "mpegts", defaultVideoCodec: .h264, defaultAudioCodec: .aac),
         .init(fileExtension: "y4m", muxer: "yuv4mpegpipe", defaultVideoCodec: .raw, defaultAudioCodec: nil),
         .init(fileExtension: "h264", muxer: "h264", defaultVideoCodec: .h264, defaultAudioCodec: nil),
         .init(fileExtension: "wav", muxer: "wav", defaultVideoCodec: nil, defaultAudioCodec: .pcm),

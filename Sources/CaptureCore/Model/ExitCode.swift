@@ -27,10 +27,12 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
         case .usage: "usage error"
         case .notFound: "device not found, or an input file (a controls profile) not found"
         case .unavailable:
-            "the device cannot do what was asked (format, size, rate, channels), or its sound server is not running"
+            "the device cannot do what was asked (format, size, rate, channels), or its sound server is not "
+                + "running, or a server to stream to cannot be reached or refuses the stream at the start"
         case .cannotCreate: "the output exists (without --force) or cannot be created"
         case .ioError:
-            "I/O error while recording (device lost or stalled, disk full); the file is finalized up to there"
+            "I/O error while recording (device lost or stalled, disk full); the file is finalized up to there; "
+                + "or a recording with only streams whose connection did not come back within --reconnect-timeout"
         case .busy: "device busy"
         case .permissionDenied: "permission denied"
         }

@@ -38,6 +38,15 @@ public enum RecordingPlanError: Error, Equatable, Sendable {
     /// A retention option (`keep`, `maxTotalSize`) or UTC names without segments.
     case needsSegments(RequestOption)
 
+    /// "use OPTION a or b, or record NAME to .x, .y", without the half that has nothing to name.
+    private static func instead(_ option: RequestOption, _ working: [String], _ name: String, _ others: String)
+        -> OptionText
+    {
+        let use: OptionText = working.isEmpty ? "" : "use \(option, working.joined(separator: " or "))"
+        let elsewhere = others.isEmpty ? "" : "record \(name) to \(others)"
+        return "\(use)\(working.isEmpty || others.isEmpty ? "" : ", or ")\(elsewhere)"
+    }
+
     /// One line, options as `RequestOption` values.
     public var message: OptionText {
         switch self {
@@ -61,10 +70,10 @@ public enum RecordingPlanError: Error, Equatable, Sendable {
             return ".\(ext) files hold video only; record audio to \(use)"
         case .videoCodecNotInContainer(let codec, let ext, let working, let others):
             return
-                ".\(ext) files cannot hold \(codec.rawValue) video; use \(.videoCodec, working.joined(separator: " or ")), or record \(codec.rawValue) to \(others)"
+                ".\(ext) files cannot hold \(codec.rawValue) video; \(Self.instead(.videoCodec, working, codec.rawValue, others))"
         case .audioCodecNotInContainer(let codec, let ext, let working, let others):
             return
-                ".\(ext) files cannot hold \(codec.rawValue) audio; use \(.audioCodec, working.joined(separator: " or ")), or record \(codec.rawValue) to \(others)"
+                ".\(ext) files cannot hold \(codec.rawValue) audio; \(Self.instead(.audioCodec, working, codec.rawValue, others))"
         case .copyNotInContainer(let ext, let codec, let source, let working, let others):
             let refusal: OptionText = ".\(ext) files cannot hold \(source) \(codec) packets"
             let copyTo = others.isEmpty ? "" : "copy them to \(others)"

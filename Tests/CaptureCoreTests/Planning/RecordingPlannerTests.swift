@@ -57,6 +57,19 @@ import Testing
             message.rendered { option, _ in "<\(option.rawValue)>" } == "<frameLimit> needs a video source (<video>)")
     }
 
+    /// A refusal offers only what there is: no "use --codec , or" when no codec would do, and no
+    /// "or record ... to" when no other container would.
+    @Test func aRefusalNamesOnlyTheWaysOutThereAre() {
+        let nowhere = RecordingPlanError.videoCodecNotInContainer(
+            .raw, fileExtension: "ts", working: [], others: ".mkv")
+        #expect(nowhere.message.description == ".ts files cannot hold raw video; record raw to .mkv")
+        let noOther = RecordingPlanError.audioCodecNotInContainer(
+            .flac, fileExtension: "m4a", working: ["aac"], others: "")
+        #expect(
+            noOther.message.rendered { option, value in "--x \(value ?? "")" }
+                == ".m4a files cannot hold flac audio; use --x aac")
+    }
+
     @Test func codecsTheContainerCannotHoldAreRefusedWithWhatWorks() {
         let y4m = planError(
             RecordingRequest(video: .test, output: "x.y4m", videoCodec: .h264), DeviceSurvey(video: Self.test))

@@ -7,7 +7,7 @@ import Testing
     @Test(
         arguments: [
             ("mp4", nil, "aac"), ("mp4", "opus", "opus"), ("mkv", nil, "pcm_s16le"), ("mkv", "opus", "opus"),
-            ("mkv", "aac", "aac"), ("mov", nil, "aac"),
+            ("mkv", "aac", "aac"), ("mov", nil, "aac"), ("ts", nil, "aac"),
         ] as [(String, String?, String)])
     func h264WithAudio(ext: String, audioCodec: String?, expectedAudio: String) throws {
         let scratch = try RecordScratch()
@@ -34,6 +34,26 @@ import Testing
         #expect(abs(videoDuration - 0.5) <= 1.0 / 30)
         let audioDuration = try #require(probe.audio?.duration ?? probe.duration)
         #expect(abs(audioDuration - 0.5) <= 0.06)
+        #expect(try RecordOracle.decodesCleanly(file))
+    }
+
+    /// MPEG-TS on standard output, as README's table of outputs offers (`--format mpegts -`):
+    /// the muxer has no codec table to ask, and was refused.
+    @Test func mpegTSToStandardOutput() throws {
+        let scratch = try RecordScratch()
+        let file = scratch.path("piped.ts")
+        let process = try ChildProcess(
+            BuiltBinary.path,
+            [
+                "record", "--video", RecordSources.video, "--audio", RecordSources.audio, "--frames", "15", "--quiet",
+                "--format", "mpegts", "-",
+            ], stdout: .file(file), stderr: .file(scratch.path("stderr")))
+        let exit = try #require(process.wait(timeout: 60))
+        let stderr = (try? String(contentsOfFile: scratch.path("stderr"), encoding: .utf8)) ?? ""
+        #expect(exit.shellStatus == 0, "\(stderr)")
+        let probe = try RecordOracle.probe(file)
+        #expect(probe.video?.codec == "h264" && probe.audio?.codec == "aac")
+        #expect(probe.video?.frames == 15)
         #expect(try RecordOracle.decodesCleanly(file))
     }
 
