@@ -46,6 +46,9 @@ struct ListCommand: Command {
         if !video && !audio {
             throw UsageError(message: "--video-only and --audio-only exclude each other", command: Self.spec)
         }
+        if names && json {
+            throw UsageError(message: "--names and --json exclude each other", command: Self.spec)
+        }
     }
 
     func run() throws -> Int32 {

@@ -38,9 +38,12 @@ struct ProbeCommand: Command {
     var device: DeviceName
     var json: Bool
     var kind: Device.Kind
+    /// True for a name with no prefix and no colon, which ALSA may define or not.
+    var bareWord: Bool
 
     init(_ arguments: ParsedArguments) throws {
         device = try DeviceName(parsing: arguments.positionals[0])
+        bareWord = !arguments.positionals[0].contains(":")
         json = arguments.flag("--json")
         // ALSA and PulseAudio names can only be microphones.
         switch device {
@@ -50,7 +53,19 @@ struct ProbeCommand: Command {
     }
 
     func run() throws -> Int32 {
-        let resolved = try DeviceResolver.resolve(device, kind: kind)
+        let resolved: Device
+        do {
+            resolved = try DeviceResolver.resolve(device, kind: kind)
+        } catch {
+            // (A PulseAudio-style name keeps the resolver's hint to use pulse:.)
+            guard bareWord, kind == .audio, !device.looksLikePulseSource, case .deviceNotFound(let name, _, _) = error
+            else { throw error }
+            // A bare word is read as an ALSA name, but the user may have meant any device.
+            let list = DeviceDiscovery.list(video: true, audio: true)
+            throw CaptureError.deviceNotFound(
+                device: name, valid: (list.cameras + list.microphones).map(\.name),
+                hint: "not a camera, a microphone or a PCM the ALSA configuration defines (see capture list)")
+        }
         switch resolved.api {
         case .v4l2:
             return try CameraProbeText.run(resolved, json: json)

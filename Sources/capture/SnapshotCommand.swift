@@ -78,7 +78,9 @@ struct SnapshotCommand: Command {
             device: try DeviceName(parsing: arguments.positionals[0]), output: arguments.positionals[1])
         if let text = arguments.value("--video-size") {
             guard let size = FrameDimensions(videoSize: text), size.width <= 16384, size.height <= 16384 else {
-                throw fail("--video-size takes WIDTHxHEIGHT, e.g. 1280x720, not '\(text)'")
+                throw fail(
+                    "--video-size takes WIDTHxHEIGHT up to 16384x16384 (e.g. 1280x720) or a name such as hd720, not '\(text)'"
+                )
             }
             request.videoSize = size
         }
