@@ -120,6 +120,9 @@ struct ParsedArguments {
     var values: [String: String] = [:]
     /// Every value of each option in the order given, for options that may repeat (`--set`).
     var lists: [String: [String]] = [:]
+    /// Every option given a value, with it, in the order of the command line: what options
+    /// follow which device (`--video A --video-size 640x480 --video B`).
+    var sequence: [(name: String, value: String)] = []
     var positionals: [String] = []
     var helpRequested = false
 
@@ -174,13 +177,11 @@ func parse(_ arguments: [String], as spec: CommandSpec) throws(UsageError) -> Pa
                 throw UsageError(message: "The flag '\(option.name)' does not take a value", command: spec)
             }
             result.flags.insert(option.name)
-        } else if let inline {
-            result.values[option.name] = inline
-            result.lists[option.name, default: []].append(inline)
-        } else if let next = rest.first, !next.hasPrefix("-") || isNegativeNumber(next) {
-            result.values[option.name] = next
-            result.lists[option.name, default: []].append(next)
-            rest = rest.dropFirst()
+        } else if let value = inline ?? rest.first.flatMap({ !$0.hasPrefix("-") || isNegativeNumber($0) ? $0 : nil }) {
+            if inline == nil { rest = rest.dropFirst() }
+            result.values[option.name] = value
+            result.lists[option.name, default: []].append(value)
+            result.sequence.append((option.name, value))
         } else {
             throw UsageError(message: "Missing value for '\(option.synopsis)'", command: spec)
         }

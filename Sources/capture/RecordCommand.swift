@@ -13,6 +13,13 @@ struct RecordCommand: Command {
             --video nor --audio the first camera is recorded. Ctrl-C (SIGINT), SIGTERM and SIGHUP \
             stop the recording cleanly: the file is finalized and the exit status is 0.
 
+            Several cameras and microphones: repeat --video and --audio. Each becomes a track of \
+            the one file, in the order given, all on one clock: the recording starts when every \
+            device delivers. --video-size, --framerate and --input-format apply to the --video \
+            they follow (given before any --video, to every camera that sets none itself); \
+            --sample-rate and --channels likewise to the --audio they follow. --control is the \
+            first camera's.
+
             Segments: with --segment-time or --segment-size, OUTPUT is a template for a series of \
             files, each complete on its own and starting with a keyframe, cut without a pause: \
             strftime fields (cam-%Y%m%d-%H%M%S.mp4, local time unless --utc) and %n for the \
@@ -50,10 +57,12 @@ struct RecordCommand: Command {
         ],
         options: [
             .option(
-                "--video", "device", help: "Camera: index or name from 'capture list', 'test', or lavfi:GRAPH.",
+                "--video", "device",
+                help: "Camera: index or name from 'capture list', 'test', or lavfi:GRAPH; repeat for several.",
                 kind: .device(.video)),
             .option(
-                "--audio", "device", help: "Microphone: index or name from 'capture list', 'test', or lavfi:GRAPH.",
+                "--audio", "device",
+                help: "Microphone: index or name from 'capture list', 'test', or lavfi:GRAPH; repeat for several.",
                 kind: .device(.audio)),
             .option(
                 "--video-size", "WxH",

@@ -14,6 +14,16 @@ struct RecordOptions {
         try arguments.number(name, range, command: command)
     }
 
+    /// `text`, a value of option `name`, as a number within `range`.
+    private func number<T: LosslessStringConvertible & Comparable>(
+        _ name: String, _ text: String, _ range: ClosedRange<T>
+    ) throws -> T {
+        guard let number = T(text), range.contains(number) else {
+            throw fail("\(name) takes a number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
+        }
+        return number
+    }
+
     /// The value of option `name` read by `parse`; a value it refuses is a usage error saying
     /// what the option `takes`.
     private func parsed<T>(_ name: String, _ parse: (String) -> T?, takes: String) throws -> T? {
@@ -22,20 +32,70 @@ struct RecordOptions {
         return value
     }
 
-    /// The camera, its mode and the video encoding.
-    func readVideo(into request: inout RecordingRequest) throws {
-        request.video = try arguments.value("--video").map { try DeviceName(parsing: $0) }
-        if let text = arguments.value("--video-size") {
-            guard let size = FrameDimensions(videoSize: text), size.width <= 16384, size.height <= 16384 else {
-                throw fail("--video-size takes WIDTHxHEIGHT, e.g. 1280x720, not '\(text)'")
+    /// The options that choose one camera's mode, and one microphone's format: each follows the
+    /// `--video` or `--audio` it is for.
+    static let cameraOptions = ["--video-size", "--framerate", "--input-format"]
+    static let microphoneOptions = ["--sample-rate", "--channels"]
+
+    /// For each device given to `deviceOption`, the values of `options` given after it and before
+    /// the next device of its kind, over those given before the first device, which apply to
+    /// every one that gives none; the last of a repeated option wins.
+    func perDevice(_ deviceOption: String, options: [String]) -> [[String: String]] {
+        var shared: [String: String] = [:]
+        var devices: [[String: String]] = []
+        for (name, value) in arguments.sequence {
+            if name == deviceOption {
+                devices.append([:])
+            } else if options.contains(name) {
+                if devices.isEmpty { shared[name] = value } else { devices[devices.count - 1][name] = value }
             }
-            request.videoSize = size
         }
-        // Above 1000 fps no camera delivers and the encoders' time bases give out.
-        request.frameRate = try parsed(
-            "--framerate", { Rational(videoRate: $0).flatMap { $0.doubleValue <= 1000 ? $0 : nil } },
-            takes: "frames per second up to 1000, e.g. 30, 29.97 or 30000/1001")
-        request.inputFormat = arguments.value("--input-format")
+        return devices.isEmpty ? [shared] : devices.map { $0.merging(shared) { own, _ in own } }
+    }
+
+    /// A frame size as `--video-size` takes it.
+    func videoSize(_ text: String) throws -> FrameDimensions {
+        guard let size = FrameDimensions(videoSize: text), size.width <= 16384, size.height <= 16384 else {
+            throw fail(
+                "--video-size takes WIDTHxHEIGHT up to 16384x16384 (e.g. 1280x720) or a name such as hd720, not '\(text)'"
+            )
+        }
+        return size
+    }
+
+    /// A frame rate as `--framerate` takes it; above 1000 fps no camera delivers and the
+    /// encoders' time bases give out.
+    func frameRate(_ text: String) throws -> Rational {
+        guard let rate = Rational(videoRate: text), rate.doubleValue <= 1000 else {
+            throw fail("--framerate takes frames per second up to 1000, e.g. 30, 29.97 or 30000/1001, not '\(text)'")
+        }
+        return rate
+    }
+
+    /// The cameras (`--video`, repeated for several) and what each asks of its mode.
+    func readCameras(into request: inout RecordingRequest) throws {
+        let devices = try arguments.values("--video").map { try DeviceName(parsing: $0) }
+        let options = perDevice("--video", options: Self.cameraOptions)
+        var cameras: [CameraRequest] = []
+        for (index, given) in options.enumerated() {
+            cameras.append(
+                CameraRequest(
+                    index < devices.count ? devices[index] : .test,
+                    videoSize: try given["--video-size"].map(videoSize),
+                    frameRate: try given["--framerate"].map(frameRate), inputFormat: given["--input-format"]))
+        }
+        // Without --video the options are the default camera's, as the first camera's are.
+        let first = cameras.first
+        request.video = devices.first
+        request.videoSize = first?.videoSize
+        request.frameRate = first?.frameRate
+        request.inputFormat = first?.inputFormat
+        request.moreCameras = Array(cameras.dropFirst())
+    }
+
+    /// The camera's encoding.
+    func readVideo(into request: inout RecordingRequest) throws {
+        try readCameras(into: &request)
         request.pixelFormat = arguments.value("--pixel-format")
         request.videoCodec = try parsed("--codec", VideoCodec.init(rawValue:), takes: "h264, raw or copy")
         request.crf = try number("--crf", 0...51)
@@ -53,15 +113,25 @@ struct RecordOptions {
         if request.bufferSize != nil && request.maxRate == nil { throw fail("--bufsize needs --maxrate") }
     }
 
-    /// The microphone and the audio encoding.
+    /// The microphones (`--audio`, repeated for several) and the audio encoding.
     func readAudio(into request: inout RecordingRequest) throws {
-        request.audio = try arguments.value("--audio").map { try DeviceName(parsing: $0) }
+        let devices = try arguments.values("--audio").map { try DeviceName(parsing: $0) }
+        var microphones: [MicrophoneRequest] = []
+        for (index, given) in perDevice("--audio", options: Self.microphoneOptions).enumerated() {
+            microphones.append(
+                MicrophoneRequest(
+                    index < devices.count ? devices[index] : .test,
+                    sampleRate: try given["--sample-rate"].map { try number("--sample-rate", $0, 1000...768_000) },
+                    channels: try given["--channels"].map { try number("--channels", $0, 1...64) }))
+        }
+        request.audio = devices.first
+        request.sampleRate = microphones.first?.sampleRate
+        request.channels = microphones.first?.channels
+        request.moreMicrophones = Array(microphones.dropFirst())
         request.audioCodec = try parsed(
             "--audio-codec", AudioCodec.init(rawValue:), takes: "aac, opus, pcm or flac")
         request.sampleFormat = try parsed(
             "--sample-format", SampleFormat.init(rawValue:), takes: "s16, s24, s32 or flt")
-        request.sampleRate = try number("--sample-rate", 1000...768_000)
-        request.channels = try number("--channels", 1...64)
     }
 
     /// Where it goes and for how long: limits, streams, reconnects, segments.

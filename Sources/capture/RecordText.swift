@@ -59,38 +59,11 @@ extension RecordCommand {
     static func summaryText(_ s: RecordingSummary) -> String {
         var out =
             "\(s.streams != nil && s.output == s.streams?.first?.url ? "Streamed" : "Recorded") \(s.output == "-" ? "standard output" : s.output): \(s.container), \(String(cFormat: "%.2f", s.duration)) s, \(byteText(s.fileSize))\n"
-        if let v = s.video {
-            var rate = "\(v.frameRate.decimalDescription) fps"
-            if let delivered = v.frameRateDelivered {
-                rate +=
-                    " (the camera delivered \(String(cFormat: "%.1f", delivered)) fps of the \(v.frameRate.decimalDescription) asked)"
-            } else if let measured = v.frameRateMeasured {
-                rate += " (measured \(String(cFormat: "%.2f", measured)))"
-            }
-            out += "  video: \(v.device) \(v.input) -> \(v.codec) \(v.pixelFormat) \(v.width)x\(v.height) \(rate)\n"
-            let d = v.framesDropped
-            out +=
-                "         \(v.framesWritten) frames written, \(d.total) dropped "
-                + "(\(d.late) late, \(d.corrupt) corrupt, \(d.gaps) in gaps), starts at \(String(cFormat: "%.3f", v.start)) s\n"
-            if let duplicated = v.framesDuplicated, duplicated > 0 {
-                out +=
-                    "         \(duplicated) frames repeated to fill the slots the camera left empty "
-                    + "(\(s.container) stores no timestamps)\n"
-            }
-            if v.framesSkippedAtStart > 0 {
-                out += "         \(v.framesSkippedAtStart) frames before the camera's first keyframe skipped\n"
-            }
-            out += reconnectText(v.reconnects, v.secondsDisconnected, what: "frames missing")
-        }
-        if let a = s.audio {
-            var channels = a.channels == 1 ? "1 channel" : "\(a.channels) channels"
-            if let layout = a.channelLayout, !["mono", "stereo", channels].contains(layout) {
-                channels += " (\(layout))"
-            }
-            out += "  audio: \(a.device) \(a.input) -> \(a.codec) \(a.sampleFormat) \(a.sampleRate) Hz \(channels)\n"
-            out +=
-                "         \(a.samples) samples written, \(a.overruns) overruns, starts at \(String(cFormat: "%.3f", a.start)) s\n"
-            out += reconnectText(a.reconnects, a.secondsDisconnected, what: "silence")
+        // With several cameras or microphones, each one's lines in the order given.
+        for v in s.cameras ?? (s.video.map { [$0] } ?? []) { out += videoText(v, container: s.container) }
+        for a in s.microphones ?? (s.audio.map { [$0] } ?? []) { out += audioText(a) }
+        if let cameras = s.cameras {
+            out += skewText(cameras, microphones: s.microphones ?? (s.audio.map { [$0] } ?? []))
         }
         if let offset = s.startOffset {
             out += "  audio/video start offset: \(String(cFormat: "%+.3f", offset)) s\n"
@@ -104,6 +77,61 @@ extension RecordCommand {
             // Two streams to one server read alike once their keys are hidden: they are numbered.
             out += streamText(stream, number: streams.count > 1 ? index + 1 : nil)
         }
+        return out
+    }
+
+    /// The lines of one camera's summary.
+    static func videoText(_ v: RecordingSummary.Video, container: String) -> String {
+        var out = ""
+        var rate = "\(v.frameRate.decimalDescription) fps"
+        if let delivered = v.frameRateDelivered {
+            rate +=
+                " (the camera delivered \(String(cFormat: "%.1f", delivered)) fps of the \(v.frameRate.decimalDescription) asked)"
+        } else if let measured = v.frameRateMeasured {
+            rate += " (measured \(String(cFormat: "%.2f", measured)))"
+        }
+        out += "  video: \(v.device) \(v.input) -> \(v.codec) \(v.pixelFormat) \(v.width)x\(v.height) \(rate)\n"
+        let d = v.framesDropped
+        out +=
+            "         \(v.framesWritten) frames written, \(d.total) dropped "
+            + "(\(d.late) late, \(d.corrupt) corrupt, \(d.gaps) in gaps), starts at \(String(cFormat: "%.3f", v.start)) s\n"
+        if let duplicated = v.framesDuplicated, duplicated > 0 {
+            out +=
+                "         \(duplicated) frames repeated to fill the slots the camera left empty "
+                + "(\(container) stores no timestamps)\n"
+        }
+        if v.framesSkippedAtStart > 0 {
+            out += "         \(v.framesSkippedAtStart) frames before the camera's first keyframe skipped\n"
+        }
+        out += reconnectText(v.reconnects, v.secondsDisconnected, what: "frames missing")
+        return out
+    }
+
+    /// The worst skew between several devices: how far apart their streams start, their frames
+    /// are taken, and their rates run.
+    static func skewText(_ cameras: [RecordingSummary.Video], microphones: [RecordingSummary.Audio]) -> String {
+        let starts = cameras.map(\.start) + microphones.map(\.start)
+        var parts = ["streams start within \(String(cFormat: "%.3f", (starts.max() ?? 0) - (starts.min() ?? 0))) s"]
+        if let phase = cameras.compactMap({ $0.framePhase.map(abs) }).max() {
+            parts.append("frames taken up to \(String(cFormat: "%.1f", phase)) ms apart")
+        }
+        if let drift = cameras.compactMap({ $0.drift.map(abs) }).max() {
+            parts.append("rates within \(String(cFormat: "%.0f", drift)) ppm of nominal")
+        }
+        return "  skew: \(parts.joined(separator: ", "))\n"
+    }
+
+    /// The lines of one microphone's summary.
+    static func audioText(_ a: RecordingSummary.Audio) -> String {
+        var out = ""
+        var channels = a.channels == 1 ? "1 channel" : "\(a.channels) channels"
+        if let layout = a.channelLayout, !["mono", "stereo", channels].contains(layout) {
+            channels += " (\(layout))"
+        }
+        out += "  audio: \(a.device) \(a.input) -> \(a.codec) \(a.sampleFormat) \(a.sampleRate) Hz \(channels)\n"
+        out +=
+            "         \(a.samples) samples written, \(a.overruns) overruns, starts at \(String(cFormat: "%.3f", a.start)) s\n"
+        out += reconnectText(a.reconnects, a.secondsDisconnected, what: "silence")
         return out
     }
 }

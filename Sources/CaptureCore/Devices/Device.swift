@@ -1,3 +1,5 @@
+import Glibc
+
 /// One camera, microphone or other capture-related node, as `capture list` shows it.
 ///
 /// A value type: it describes what was found at listing time and holds no open handle.
@@ -189,5 +191,35 @@ public struct DeviceList: Codable, Hashable, Sendable {
         self.cameras = cameras
         self.microphones = microphones
         self.other = other
+    }
+}
+
+extension Device {
+    /// True when `other` opens the same device under any of its names: the same V4L2 node (by
+    /// its path with links resolved, `realpath`), the same ALSA card and device (`hw:` and
+    /// `plughw:` alike), or the same name.
+    public func sameDevice(as other: Device) -> Bool {
+        guard api == other.api else { return false }
+        if let mine = v4l2?.path, let theirs = other.v4l2?.path {
+            return Self.resolved(mine) == Self.resolved(theirs)
+        }
+        if let mine = alsa, let theirs = other.alsa, let card = mine.cardIndex, let device = mine.device {
+            return card == theirs.cardIndex && device == theirs.device
+        }
+        return name == other.name
+    }
+
+    /// The USB host controller a V4L2 camera hangs off, from its bus_info (`usb-0000:00:14.0-1.2`
+    /// gives `usb-0000:00:14.0`); cameras on one controller share its bandwidth. Nil for others.
+    public var usbController: String? {
+        guard let bus = v4l2?.busInfo, bus.hasPrefix("usb-") else { return nil }
+        let parts = bus.split(separator: "-", maxSplits: 2)
+        return parts.count >= 2 ? parts[0...1].joined(separator: "-") : nil
+    }
+
+    private static func resolved(_ path: String) -> String {
+        guard let real = realpath(path, nil) else { return path }
+        defer { free(real) }
+        return String(cString: real)
     }
 }

@@ -89,6 +89,11 @@ final class InputContainer: @unchecked Sendable {
     /// The stream at `index` (`AVFormatContext.streams[index]`).
     func stream(_ index: Int) -> UnsafeMutablePointer<AVStream> { context.pointee.streams[index]! }
 
+    /// The value of `key` in stream `index`'s metadata (`av_dict_get`), or nil.
+    func metadata(_ key: String, stream index: Int) -> String? {
+        av_dict_get(stream(index).pointee.metadata, key, nil, 0).map { String(cString: $0.pointee.value) }
+    }
+
     /// The index of the first stream of `kind`, or nil.
     func firstStream(of kind: MediaStreamInfo.Kind) -> Int? {
         (0..<streamCount).first { info(of: $0).kind == kind }

@@ -115,6 +115,18 @@ final class OutputContainer {
         return Int(stream.pointee.index)
     }
 
+    /// Names stream `index` in the container's metadata (`av_dict_set` on the stream's metadata):
+    /// players and ffprobe show it, so several tracks of one kind can be told apart. MP4 and MOV
+    /// keep a track's name as its handler's (`handler_name`), which their muxer writes where the
+    /// others write `title`. Call before the header is written.
+    func setTitle(_ title: String, stream index: Int) {
+        guard index >= 0, index < Int(context.pointee.nb_streams), let stream = context.pointee.streams[index] else {
+            return
+        }
+        let key = ["mp4", "mov", "ipod"].contains(formatName) ? "handler_name" : "title"
+        av_dict_set(&stream.pointee.metadata, key, title, 0)
+    }
+
     /// Adds a stream whose packets are copied from an input stream as they are (`VideoCodec.copy`).
     ///
     /// - Parameter timeBase: the stream's time base, in which `write` takes the packets' times.

@@ -37,6 +37,10 @@ public enum RecordingPlanError: Error, Equatable, Sendable {
     case segmentsNeedFile
     /// A retention option (`keep`, `maxTotalSize`) or UTC names without segments.
     case needsSegments(RequestOption)
+    /// Several cameras (`option` `.video`) or microphones (`.audio`) for an output that holds one
+    /// of each: `output` names it (".y4m files", "an RTMP stream"), `use` the extensions that
+    /// hold several.
+    case holdsOneOfEach(RequestOption, output: String, use: String)
 
     /// "use OPTION a or b, or record NAME to .x, .y", without the half that has nothing to name.
     private static func instead(_ option: RequestOption, _ working: [String], _ name: String, _ others: String)
@@ -94,6 +98,9 @@ public enum RecordingPlanError: Error, Equatable, Sendable {
                 "\(.segmentTime) and \(.segmentSize) cut a file into segments; give a file name (a template) as the output"
         case .needsSegments(let option):
             return "\(option) applies to segments only (\(.segmentTime) or \(.segmentSize))"
+        case .holdsOneOfEach(let option, let output, let use):
+            let kind = option == .video ? "camera" : "microphone"
+            return "\(output) hold one \(kind); give \(option) once, or record several to \(use)"
         }
     }
 }

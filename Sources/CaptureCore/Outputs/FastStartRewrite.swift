@@ -102,14 +102,21 @@ enum FastStartRewrite {
         return (dts, duration)
     }
 
+    /// The handler names FFmpeg's mov muxer writes for a track it was given no name for.
+    static let defaultHandlers: Set<String> = ["VideoHandler", "SoundHandler"]
+
     private static func copy(
         from path: String, to target: String, formatName: String, spans: [Int: OutputContainer.Span]
     ) throws(FFmpegError) {
         let input = try InputContainer(url: "file:" + path, format: nil)
         let output = try OutputContainer(name: target, formatName: formatName)
         for index in 0..<input.streamCount {
-            _ = try output.addStream(
+            let added = try output.addStream(
                 copying: input, stream: index, timeBase: Rational(input.stream(index).pointee.time_base))
+            // A track's name (a recording of several devices names each) stays as it was.
+            if let name = input.metadata("handler_name", stream: index), !Self.defaultHandlers.contains(name) {
+                output.setTitle(name, stream: added)
+            }
         }
         // `file:` keeps a colon in the name from being read as a protocol.
         try output.writeHeader(to: "file:" + target, options: ["movflags": "+faststart"])

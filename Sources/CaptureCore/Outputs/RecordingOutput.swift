@@ -1,22 +1,40 @@
 /// What feeds one stream of an output: an encoder's packets, or an input's packets as they are.
 /// Every output of a recording gets the same streams in the same order, so a stream has one
 /// index in all of them.
-enum StreamSource {
-    case encoder(Encoder)
-    case copy(InputContainer, stream: Int, timeBase: Rational)
+struct StreamSource {
+    enum Feed {
+        case encoder(Encoder)
+        case copy(InputContainer, stream: Int, timeBase: Rational)
+    }
+    let feed: Feed
+    /// The stream's title in the container's metadata (the device, for a recording of several
+    /// of a kind); nil: none.
+    var title: String?
+
+    static func encoder(_ encoder: Encoder, title: String? = nil) -> StreamSource {
+        StreamSource(feed: .encoder(encoder), title: title)
+    }
+
+    static func copy(_ input: InputContainer, stream: Int, timeBase: Rational, title: String? = nil) -> StreamSource {
+        StreamSource(feed: .copy(input, stream: stream, timeBase: timeBase), title: title)
+    }
 }
 
 extension OutputContainer {
-    /// Adds a stream fed by `source` (`addStream(encoder:)` or `addStream(copying:)`).
+    /// Adds a stream fed by `source` (`addStream(encoder:priming:)` or `addStream(copying:)`),
+    /// titled as it says; `priming` is an encoder's (nil: the encoder's own).
     ///
     /// - Returns: the stream's index.
-    func addStream(_ source: StreamSource) throws(FFmpegError) -> Int {
-        switch source {
+    func addStream(_ source: StreamSource, priming: Int? = nil) throws(FFmpegError) -> Int {
+        let index: Int
+        switch source.feed {
         case .encoder(let encoder):
-            return try addStream(encoder: encoder)
+            index = try addStream(encoder: encoder, priming: priming)
         case .copy(let input, let stream, let timeBase):
-            return try addStream(copying: input, stream: stream, timeBase: timeBase)
+            index = try addStream(copying: input, stream: stream, timeBase: timeBase)
         }
+        if let title = source.title { setTitle(title, stream: index) }
+        return index
     }
 }
 

@@ -90,7 +90,7 @@ final class SegmentedOutput: @unchecked Sendable {
         sources.append(source)
         let index = try add(source, index: sources.count - 1, to: current.container)
         if current.container.isVideo(index) { videoStreams.insert(index) }
-        if case .encoder(let encoder) = source {
+        if case .encoder(let encoder) = source.feed {
             if encoder.name.hasPrefix("pcm_") { pcmStreams.insert(index) }
             let preroll = encoder.decoderPreroll
             if preroll > 0 && FastStartRewrite.muxers.contains(formatName) { priming.prerolls[index] = preroll }
@@ -99,14 +99,9 @@ final class SegmentedOutput: @unchecked Sendable {
     }
 
     private func add(_ source: StreamSource, index: Int, to container: OutputContainer) throws(FFmpegError) -> Int {
-        switch source {
-        case .encoder(let encoder):
-            // The first file keeps the encoder's own priming; a later one has its pre-roll, or none.
-            let first = container === current.container && current.number == 1
-            return try container.addStream(encoder: encoder, priming: first ? nil : priming.prerolls[index] ?? 0)
-        case .copy(let input, let stream, let timeBase):
-            return try container.addStream(copying: input, stream: stream, timeBase: timeBase)
-        }
+        // The first file keeps the encoder's own priming; a later one has its pre-roll, or none.
+        let first = container === current.container && current.number == 1
+        return try container.addStream(source, priming: first ? nil : priming.prerolls[index] ?? 0)
     }
 
     /// Where the recording ends (`--duration`), microseconds on its clock; nil when not known.

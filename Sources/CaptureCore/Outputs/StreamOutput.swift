@@ -80,7 +80,7 @@ final class StreamOutput: @unchecked Sendable {
     ///
     /// - Returns: the stream's index.
     func addStream(_ source: StreamSource) throws(FFmpegError) -> Int {
-        switch source {
+        switch source.feed {
         case .encoder(let encoder):
             parameters.append(try StreamParameters(encoder: encoder))
         case .copy(let input, let stream, let timeBase):

@@ -18,12 +18,24 @@ public struct DeviceSurvey: Sendable {
         }
     }
 
-    public var video: Entry?
-    public var audio: Entry?
+    /// The cameras, in the order the request names them.
+    public var cameras: [Entry]
+    /// The microphones, in the order the request names them.
+    public var microphones: [Entry]
+
+    /// The first camera.
+    public var video: Entry? { cameras.first }
+    /// The first microphone.
+    public var audio: Entry? { microphones.first }
 
     public init(video: Entry? = nil, audio: Entry? = nil) {
-        self.video = video
-        self.audio = audio
+        cameras = video.map { [$0] } ?? []
+        microphones = audio.map { [$0] } ?? []
+    }
+
+    public init(cameras: [Entry], microphones: [Entry]) {
+        self.cameras = cameras
+        self.microphones = microphones
     }
 
     /// The first V4L2 camera `capture list` shows: what a recording without a named device uses.

@@ -153,22 +153,25 @@ struct InputSource: Sendable {
     }
 
     /// Opens the input, mapping failures to the user's errors: busy (75), permission (77),
-    /// missing (66), a mode the device refused (69), a bad lavfi graph (64).
-    func open(interrupt: InterruptFlag) throws(CaptureError) -> InputContainer {
+    /// missing (66), a mode the device refused (69), a bad lavfi graph (64). `busMates` names
+    /// the cameras streaming already on the same USB controller, for a refusal for bandwidth.
+    func open(interrupt: InterruptFlag, busMates: [String] = []) throws(CaptureError) -> InputContainer {
         do {
             return try InputContainer(
                 url: url, format: format, options: options, audioCodec: audioPlan?.codec, interrupt: interrupt)
         } catch {
-            throw Self.captureError(error, device: device, mode: mode)
+            throw Self.captureError(error, device: device, mode: mode, busMates: busMates)
         }
     }
 
     /// The user-facing error for an FFmpeg failure on a device.
     ///
     /// - Parameter mode: the camera mode being opened, named in errors about starting the stream.
-    static func captureError(_ error: FFmpegError, device: Device, mode: VideoMode? = nil) -> CaptureError {
+    static func captureError(_ error: FFmpegError, device: Device, mode: VideoMode? = nil, busMates: [String] = [])
+        -> CaptureError
+    {
         let name = device.name
-        if device.api == .v4l2, let reason = streamStartReason(error, mode: mode) {
+        if device.api == .v4l2, let reason = streamStartReason(error, mode: mode, busMates: busMates) {
             return .notSupported(device: device.v4l2?.path ?? name, reason: reason)
         }
         if let failure = CaptureError.opening(device, failedWith: error.errno) { return failure }
@@ -189,12 +192,17 @@ struct InputSource: Sendable {
     ///
     /// USB cameras reserve isochronous bandwidth when they start: ENOSPC then means the bus has too
     /// little left for this mode, not a full disk.
-    static func streamStartReason(_ error: FFmpegError, mode: VideoMode?) -> OptionText? {
+    static func streamStartReason(_ error: FFmpegError, mode: VideoMode?, busMates: [String] = []) -> OptionText? {
         let what = mode.map { "\($0)" } ?? "this mode"
         if error.errno == .noSpace {
+            let sharing: OptionText =
+                busMates.isEmpty
+                ? ""
+                : "; it shares its USB controller with \(busMates.joined(separator: ", ")), streaming already: "
+                    + "give them a compressed format or smaller modes too"
             return "the USB bus has too little bandwidth left to stream \(what) (the driver's ENOSPC at stream start, "
                 + "not a full disk); choose a smaller size or a lower rate, a compressed format (\(.inputFormat, "mjpeg")), "
-                + "or plug the camera into another USB port or controller"
+                + "or plug the camera into another USB port or controller\(sharing)"
         }
         guard let line = error.logLine, line.contains("VIDIOC_STREAMON") else { return nil }
         return "the camera refused to start streaming \(what): \(error.message) (VIDIOC_STREAMON)"

@@ -14,8 +14,14 @@ public struct RecordingPlan: Sendable {
     /// Muxer options that keep the file readable if the process dies, and WAV past 4 GiB
     /// (`muxerOptions(for:)`).
     public let muxerOptions: [String: String]
-    public let video: Video?
-    public let audio: Audio?
+    /// The cameras, in the order asked; each becomes a video track.
+    public let videos: [Video]
+    /// The microphones, in the order asked; each becomes an audio track.
+    public let audios: [Audio]
+    /// The first camera: the one whose controls are set, and the one a single-camera recording has.
+    public var video: Video? { videos.first }
+    /// The first microphone.
+    public var audio: Audio? { audios.first }
     /// Seconds of recording, on the session clock; nil: until stopped.
     public let duration: Double?
     /// Video frames to record; nil: until stopped.

@@ -27,20 +27,16 @@ public enum RecordingPlanner {
         } else if let file = outputs.file, !outputs.toStandardOutput {
             try OutputFile.check(path: file, replacing: request.force)
         }
-        var videoDevice = defaultCamera
-        if let name = request.video { videoDevice = try DeviceResolver.resolve(name, kind: .video) }
-        let audioDevice = try request.audio.map { name throws(CaptureError) in
-            try DeviceResolver.resolve(name, kind: .audio)
+        let cameras = try resolve(request.cameras.map(\.device), kind: .video)
+        let microphones = try resolve(request.microphones.map(\.device), kind: .audio)
+        // The microphones first: what one delivers decides its encoder, and a microphone that
+        // cannot be used is found before a camera's probe.
+        var survey = DeviceSurvey(cameras: [], microphones: [])
+        for device in microphones { survey.microphones.append(try DeviceSurvey.entry(for: device, kind: .audio)) }
+        for device in defaultCamera.map({ [$0] }) ?? cameras {
+            survey.cameras.append(try DeviceSurvey.entry(for: device, kind: .video))
         }
-        // The microphone first: what it delivers decides the audio encoder, and a microphone that
-        // cannot be used is found before the camera's probe.
-        let audio = try audioDevice.map { device throws(CaptureError) in
-            try DeviceSurvey.entry(for: device, kind: .audio)
-        }
-        let video = try videoDevice.map { device throws(CaptureError) in
-            try DeviceSurvey.entry(for: device, kind: .video)
-        }
-        return try plan(request, survey: DeviceSurvey(video: video, audio: audio), checked: (outputs, template))
+        return try plan(request, survey: survey, checked: (outputs, template))
     }
 
     /// Plans `request` on the surveyed devices. Pure.
@@ -68,8 +64,9 @@ public enum RecordingPlanner {
         let container = outputs.container
         // In this order, so the first problem found is the one a user meets first: the microphone,
         // then the camera's controls, then the camera.
-        let audio = try survey.audio.map { entry throws(CaptureError) in
-            try Self.audio(request, entry: entry, container: container)
+        var audios: [RecordingPlan.Audio] = []
+        for (entry, asked) in zip(survey.microphones, microphoneRequests(request, count: survey.microphones.count)) {
+            audios.append(try audio(request, asked, entry: entry, container: container))
         }
         var controls: RecordingPlan.Controls?
         if !request.controls.isEmpty || request.controlsProfile != nil {
@@ -77,12 +74,13 @@ public enum RecordingPlanner {
             controls = .init(
                 settings: request.controls, profile: request.controlsProfile, restore: request.restoreControls)
         }
-        let video = try survey.video.map { entry throws(CaptureError) in
-            try Self.video(request, entry: entry, container: container)
+        var videos: [RecordingPlan.Video] = []
+        for (entry, asked) in zip(survey.cameras, cameraRequests(request, count: survey.cameras.count)) {
+            videos.append(try video(request, asked, entry: entry, container: container))
         }
         return RecordingPlan(
             output: outputs.file ?? request.output, outputs: outputs, container: container, force: request.force,
-            muxerOptions: muxerOptions(for: container), video: video, audio: audio, duration: request.duration,
+            muxerOptions: muxerOptions(for: container), videos: videos, audios: audios, duration: request.duration,
             frameLimit: request.frames, stallTimeout: request.stallTimeout, connectTimeout: request.connectTimeout,
             reconnectTimeout: request.reconnectTimeout,
             deviceReconnect: request.reconnect ? .init(timeout: request.deviceReconnectTimeout) : nil,
@@ -137,11 +135,16 @@ public enum RecordingPlanner {
     /// Checks that need no device: options that need a source or a codec, pixel formats, and
     /// whether the file and the streams hold the codecs.
     static func check(_ request: RecordingRequest, outputs: OutputPlan, hasVideo: Bool) throws(CaptureError) {
+        try checkSeveral(request, outputs: outputs)
         let container = outputs.container
         do {
             try check(request, container: container, hasVideo: hasVideo, validatesContainer: !outputs.streamsOnly)
         } catch {
             throw .plan(error)
+        }
+        // x264 takes one rate control: a bit rate would silently replace the crf.
+        if request.crf != nil && request.bitRate != nil {
+            throw .usage("\(.crf) and \(.bitRate) are two ways to set the quality; give one")
         }
         try outputs.checkStreams(
             video: hasVideo ? request.videoCodec ?? container.defaultVideoCodec ?? .h264 : nil,
@@ -240,14 +243,14 @@ public enum RecordingPlanner {
         }
     }
 
-    private static func video(_ request: RecordingRequest, entry: DeviceSurvey.Entry, container: ContainerFormat)
-        throws(CaptureError) -> RecordingPlan.Video
-    {
+    private static func video(
+        _ request: RecordingRequest, _ asked: CameraRequest, entry: DeviceSurvey.Entry, container: ContainerFormat
+    ) throws(CaptureError) -> RecordingPlan.Video {
         let requested = request.videoCodec ?? container.defaultVideoCodec ?? .h264
         let source = try InputSource.make(
             entry.device, kind: .video,
             video: VideoRequest(
-                frameSize: request.videoSize, frameRate: request.frameRate, inputFormat: request.inputFormat,
+                frameSize: asked.videoSize, frameRate: asked.frameRate, inputFormat: asked.inputFormat,
                 copy: requested == .copy),
             camera: entry.camera)
         let copies =
@@ -258,18 +261,17 @@ public enum RecordingPlanner {
             ?? false
         return RecordingPlan.Video(
             device: entry.device, source: source, codec: copies ? .copy : requested, requestedCodec: requested,
-            requestedFrameRate: request.frameRate, pixelFormat: request.pixelFormat, bitRate: request.bitRate,
+            requestedFrameRate: asked.frameRate, pixelFormat: request.pixelFormat, bitRate: request.bitRate,
             x264Options: x264Options(request))
     }
 
-    private static func audio(_ request: RecordingRequest, entry: DeviceSurvey.Entry, container: ContainerFormat)
-        throws(CaptureError) -> RecordingPlan.Audio
-    {
+    private static func audio(
+        _ request: RecordingRequest, _ asked: MicrophoneRequest, entry: DeviceSurvey.Entry, container: ContainerFormat
+    ) throws(CaptureError) -> RecordingPlan.Audio {
         let codec = request.audioCodec ?? container.defaultAudioCodec ?? .aac
         let source = try InputSource.make(
             entry.device, kind: .audio,
-            audio: .init(
-                sampleRate: request.sampleRate, channels: request.channels, sampleFormat: request.sampleFormat),
+            audio: .init(sampleRate: asked.sampleRate, channels: asked.channels, sampleFormat: request.sampleFormat),
             microphone: entry.microphone)
         var encoder: AudioEncoderPlan?
         if let format = source.audioPlan {
@@ -285,8 +287,8 @@ public enum RecordingPlanner {
             throw .plan(.sampleFormatNotForCodec(codec))
         }
         return RecordingPlan.Audio(
-            device: entry.device, source: source, codec: codec, sampleRate: request.sampleRate,
-            channels: request.channels, sampleFormat: request.sampleFormat, encoder: encoder)
+            device: entry.device, source: source, codec: codec, sampleRate: asked.sampleRate,
+            channels: asked.channels, sampleFormat: request.sampleFormat, encoder: encoder)
     }
 
     /// True when H.264 asked of a camera that sends H.264 itself writes the camera's stream as

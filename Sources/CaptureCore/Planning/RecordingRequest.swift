@@ -7,6 +7,12 @@ public struct RecordingRequest: Sendable {
     public var video: DeviceName?
     /// The microphone or audio source; nil for video only.
     public var audio: DeviceName?
+    /// The cameras after the first (`video`, whose options are `videoSize`, `frameRate` and
+    /// `inputFormat`), in the order given: every camera becomes a video track of the recording.
+    public var moreCameras: [CameraRequest] = []
+    /// The microphones after the first (`audio`, whose options are `sampleRate` and `channels`),
+    /// in the order given: every microphone becomes an audio track.
+    public var moreMicrophones: [MicrophoneRequest] = []
     /// The output file; its extension chooses the container.
     public var output: String
     /// Requested frame size; nil: the device's choice.
@@ -104,8 +110,54 @@ public struct RecordingRequest: Sendable {
         self.stallTimeout = stallTimeout
     }
 
+    /// Every camera with its own options, the first (`video`) first; empty for audio only.
+    public var cameras: [CameraRequest] {
+        guard let video else { return [] }
+        return [CameraRequest(video, videoSize: videoSize, frameRate: frameRate, inputFormat: inputFormat)]
+            + moreCameras
+    }
+
+    /// Every microphone with its own options, the first (`audio`) first; empty for video only.
+    public var microphones: [MicrophoneRequest] {
+        guard let audio else { return [] }
+        return [MicrophoneRequest(audio, sampleRate: sampleRate, channels: channels)] + moreMicrophones
+    }
+
     /// The presets libx264 knows, fastest first.
     public static let x264Presets = [
         "ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo",
     ]
+}
+
+/// One camera of a recording and what is asked of its mode; nil: the device's choice.
+public struct CameraRequest: Sendable, Equatable {
+    public var device: DeviceName
+    public var videoSize: FrameDimensions?
+    /// Frames per second.
+    public var frameRate: Rational?
+    /// The camera's input format, as FFmpeg names it (`yuyv422`, `mjpeg`).
+    public var inputFormat: String?
+
+    public init(
+        _ device: DeviceName, videoSize: FrameDimensions? = nil, frameRate: Rational? = nil, inputFormat: String? = nil
+    ) {
+        self.device = device
+        self.videoSize = videoSize
+        self.frameRate = frameRate
+        self.inputFormat = inputFormat
+    }
+}
+
+/// One microphone of a recording and what is recorded of it; nil: the device's.
+public struct MicrophoneRequest: Sendable, Equatable {
+    public var device: DeviceName
+    /// Hz.
+    public var sampleRate: Int?
+    public var channels: Int?
+
+    public init(_ device: DeviceName, sampleRate: Int? = nil, channels: Int? = nil) {
+        self.device = device
+        self.sampleRate = sampleRate
+        self.channels = channels
+    }
 }

@@ -37,9 +37,13 @@ final class AudioPath {
     /// around it is the device's absence, reported as such, not an overrun.
     var lastLoss: Int64?
 
-    init(decoder: Decoder, output: EncodedStream) throws(CaptureError) {
+    /// What the encoder writes, as planned: for the summary.
+    let plan: AudioEncoderPlan
+
+    init(decoder: Decoder, output: EncodedStream, plan: AudioEncoderPlan) throws(CaptureError) {
         self.decoder = decoder
         self.output = output
+        self.plan = plan
         fifo = try media("setting up audio") { () throws(FFmpegError) in try AudioFIFO(for: output.encoder) }
     }
 

@@ -8,15 +8,17 @@ struct ProgressMeter {
     init(t0: Int64) { self.t0 = t0 }
 
     /// A snapshot when one is due at `now`, else nil.
-    mutating func tick(now: Int64, video: VideoPath?, bytes: Int64) -> RecordingProgress? {
+    /// `cameras`: the recording's video chains; frames and drops are theirs together.
+    mutating func tick(now: Int64, cameras: [VideoPath], bytes: Int64) -> RecordingProgress? {
         guard cadence.due(now) else { return nil }
-        let frames = video?.written ?? 0
+        let frames = cameras.reduce(0) { $0 + $1.written }
         let span = Double(now - window.time) / 1e6
         let fps = span > 0 ? Double(frames - window.frames) / span : 0
         if now - window.time >= 1_000_000 { window = (now, frames) }
         let elapsed = Double(now - t0) / 1e6
         return RecordingProgress(
-            elapsed: elapsed, frames: frames, fps: fps, dropped: video?.droppedTotal ?? 0, bytes: bytes,
+            elapsed: elapsed, frames: frames, fps: fps, dropped: cameras.reduce(0) { $0 + $1.droppedTotal },
+            bytes: bytes,
             bitRate: elapsed > 0 ? Double(bytes) * 8 / elapsed : 0)
     }
 }

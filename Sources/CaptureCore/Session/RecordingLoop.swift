@@ -6,14 +6,14 @@ import Glibc
 /// ends or stalls, or writing fails; then finalizes the file.
 struct RecordingLoop {
     let session: RecordingSession
-    /// The microphone's packets from the camera's last frame interval before its end on, held
-    /// until the camera is done: only then is it known where the video ends, and so where the
-    /// audio must. A loop behind the camera takes the audio first, which would otherwise run on
+    /// The microphones' packets from the cameras' last frame interval before their end on, held
+    /// until every camera is done: only then is it known where the video ends, and so where the
+    /// audio must. A loop behind the cameras takes the audio first, which would otherwise run on
     /// to the provisional end, up to a frame past the video's.
     private let tail = AudioTail()
 
     final class AudioTail {
-        var packets: [QueuedPacket] = []
+        var packets: [(lane: Int, item: QueuedPacket)] = []
     }
 
     /// How long after the readers start (microseconds) a late device may hold back the start.
@@ -21,7 +21,7 @@ struct RecordingLoop {
 
     func run() throws(CaptureError) -> RecordingOutcome {
         let s = session
-        for reader in s.readers { reader.start() }
+        for track in s.tracks { track.reader.start() }
         guard let start = try waitForDevices() else { return s.stoppedBeforeFirstFrame }
         let t0 = start.t0
         s.stop.keepReadingOnStop()
@@ -38,7 +38,8 @@ struct RecordingLoop {
         // queued has not reached its end yet, and cutting the audio at its last frame taken would
         // lose the seconds a loop behind a slow encoder has yet to write (a 10 s recording kept
         // 7.5 s of sound).
-        if let video = s.video, video.path.done || went.ended.contains(video.lane) { alignAudioEnd() }
+        let cameras = s.tracks.cameras
+        if !cameras.isEmpty && cameras.allSatisfy({ $0.finished(went.ended) }) { alignAudioEnd() }
         s.stop.interrupt.raise()
         if !went.writeFailed {
             do {
@@ -52,27 +53,27 @@ struct RecordingLoop {
             }
         }
         s.queue.close()
-        if let video = s.video { video.path.noteDropped(times: s.queue.takeDropped(lane: video.lane).map { $0 - t0 }) }
+        for camera in cameras {
+            camera.video?.noteDropped(times: s.queue.takeDropped(lane: camera.lane).map { $0 - t0 })
+        }
         let result = try s.finalize(
             failure: went.failure, stopReason: went.failure == nil ? policy.reason : .error, startOffset: start.offset)
         return .recorded(result)
     }
 
-    /// Sets where the streams end for a recording with a duration. With a camera, the audio ends
-    /// where its last frame ends, set once the video is done; until then it may run one frame past
-    /// the duration at most. (A camera the encoder cannot keep up with sends its last frames late
-    /// or has them dropped, and the audio, taken meanwhile, ran on a third of a second.)
+    /// Sets where the streams end for a recording with a duration. With cameras, the audio ends
+    /// where their last frames end, set once the video is done; until then it may run one frame
+    /// past the duration at most. (A camera the encoder cannot keep up with sends its last frames
+    /// late or has them dropped, and the audio, taken meanwhile, ran on a third of a second.)
     private func setEnds() {
         let s = session
         guard let duration = s.plan.duration else { return }
         let end = Int64(duration * 1e6)
         s.outputs.recordingEnds(at: end)
-        if let video = s.video {
-            video.path.endTime = end
-            s.audio?.path.endTime = end + Rescale.microseconds(ofSlot: 1, rate: video.path.rate)
-        } else {
-            s.audio?.path.endTime = end
-        }
+        let cameras = s.tracks.compactMap(\.video)
+        for camera in cameras { camera.endTime = end }
+        let slot = cameras.map { Rescale.microseconds(ofSlot: 1, rate: $0.rate) }.max() ?? 0
+        for microphone in s.tracks.compactMap(\.audio) { microphone.endTime = end + slot }
     }
 
     /// How the packets went: the error that ended them, whether it was a failed write (nothing
@@ -96,9 +97,8 @@ struct RecordingLoop {
         var run = Run()
         while run.failure == nil {
             let now = SessionClock.now()
-            if policy.shouldEnd(
-                now: now, stop: s.stop, queue: s.queue, video: s.video, audio: s.audio, endedLanes: run.ended)
-                || allDone(run.ended)
+            if policy.shouldEnd(now: now, stop: s.stop, queue: s.queue, tracks: s.tracks, endedLanes: run.ended)
+                || s.tracks.allSatisfy({ $0.finished(run.ended) })
             {
                 break
             }
@@ -131,10 +131,9 @@ struct RecordingLoop {
     /// (frames, duration); nil when they ended before it.
     private func reasonOfOwnEnd(ended: Set<Int>) -> StopReason? {
         let s = session
-        if s.plan.frameLimit != nil && s.video?.path.done == true { return .frames }
-        if s.plan.duration != nil && [s.video?.path.done, s.audio?.path.done].allSatisfy({ $0 ?? true })
-            && ended.count < s.readers.count
-        {
+        let cameras = s.tracks.cameras
+        if s.plan.frameLimit != nil && !cameras.isEmpty && cameras.allSatisfy({ $0.path.done }) { return .frames }
+        if s.plan.duration != nil && s.tracks.allSatisfy({ $0.path.done }) && ended.count < s.tracks.count {
             return .duration
         }
         return nil
@@ -170,30 +169,10 @@ struct RecordingLoop {
     ) throws(LoopEnd) {
         let s = session
         reportLinks()
-        if let audio = s.audio, !ended.contains(audio.lane), s.reader(lane: audio.lane)?.link.waiting == true,
-            s.queue.waiting(lane: audio.lane) == 0
-        {
-            // A lost microphone's silence, kept behind the clock by what a device may still
-            // deliver late once it is back, and behind the camera's frames the loop has taken: a
-            // loop seconds behind a delivering camera writes its frames late, and silence ahead
-            // of them crossed a segment's boundary twice before the video reached the first (a
-            // 2 s segment held 3.5 s of video).
-            var until = now - t0 - Self.silenceLag
-            if let video = s.video, !video.path.done, !ended.contains(video.lane),
-                s.reader(lane: video.lane)?.link.waiting != true, let taken = video.path.lastJudgedTime
-            {
-                until = min(until, taken)
-            }
-            do {
-                try audio.path.fillSilence(until: until) { (packet, stream) throws(CaptureError) in
-                    try s.mux(packet, stream: stream)
-                }
-            } catch { throw LoopEnd(error: error, writing: true) }
+        do { try fillLostMicrophones(now: now, t0: t0, ended: ended) } catch {
+            throw LoopEnd(error: error, writing: true)
         }
-        if let stalled = stalls?.stalled(
-            now: now, queue: s.queue, video: s.video, audio: s.audio, endedLanes: ended,
-            link: { s.reader(lane: $0)?.link })
-        {
+        if let stalled = stalls?.stalled(now: now, queue: s.queue, tracks: s.tracks, endedLanes: ended) {
             // With --reconnect, a stalled device is let go of and waited for, as a lost one is.
             // A camera whose reads kept failing (`ReadRetry`) sent no data: the message says why.
             let reader = s.reader(lane: stalled.lane)
@@ -206,17 +185,41 @@ struct RecordingLoop {
                         device: stalled.device, lacking: lacking, timeout: s.plan.stallTimeout, fileWritten: s.started))
             }
         }
-        for reader in s.readers {
-            if let overdue = reader.overdue(now: now) { throw LoopEnd(error: overdue) }
+        for track in s.tracks {
+            if let overdue = track.reader.overdue(now: now) { throw LoopEnd(error: overdue) }
         }
         if flush.due(now) {
             do { try s.outputs.flush() } catch { throw LoopEnd(error: error, writing: true) }
             if let lost = s.reportOutputs() { throw LoopEnd(error: lost) }
         }
         if let onProgress = s.onProgress,
-            let snapshot = progress.tick(now: now, video: s.video?.path, bytes: s.bytesWritten)
+            let snapshot = progress.tick(now: now, cameras: s.tracks.compactMap(\.video), bytes: s.bytesWritten)
         {
             onProgress(snapshot)
+        }
+    }
+
+    /// Writes silence for each lost microphone, kept behind the clock by what a device may still
+    /// deliver late once it is back, and behind the cameras' frames the loop has taken: a loop
+    /// seconds behind a delivering camera writes its frames late, and silence ahead of them
+    /// crossed a segment's boundary twice before the video reached the first (a 2 s segment held
+    /// 3.5 s of video).
+    private func fillLostMicrophones(now: Int64, t0: Int64, ended: Set<Int>) throws(CaptureError) {
+        let s = session
+        let lost = s.tracks.microphones.filter {
+            !ended.contains($0.lane) && $0.reader.link.waiting && s.queue.waiting(lane: $0.lane) == 0
+        }
+        guard !lost.isEmpty else { return }
+        let taken = s.tracks.cameras.compactMap { (camera) -> Int64? in
+            guard let video = camera.video, !video.done, !ended.contains(camera.lane), !camera.reader.link.waiting
+            else { return nil }
+            return video.lastJudgedTime
+        }
+        let until = ([now - t0 - Self.silenceLag] + taken).min()!
+        for microphone in lost {
+            try microphone.audio?.fillSilence(until: until) { (packet, stream) throws(CaptureError) in
+                try s.mux(packet, stream: stream)
+            }
         }
     }
 
@@ -225,20 +228,23 @@ struct RecordingLoop {
     /// first frame after it was placed, with the frame slots the gap left empty.
     private func reportLinks() {
         let s = session
-        for reader in s.readers {
-            let isVideo = reader.lane == s.video?.lane
+        for track in s.tracks {
+            let reader = track.reader
+            let video = track.video
+            // The controls set are the first camera's.
+            let controlled = track.source.device == s.plan.video?.device
             for run in reader.takeRecoveredReads() { s.onWarning(run.recovered(device: reader.name)) }
             for event in reader.link.takeEvents() {
                 switch event {
                 case .lost(let reason):
-                    s.linkReports.gapsAtLoss[reader.lane] = s.video?.path.gaps ?? 0
-                    if isVideo { s.releaseControls() }
+                    s.linkReports.gapsAtLoss[reader.lane] = video?.gaps ?? 0
+                    if controlled { s.releaseControls() }
                     s.onWarning("\(reader.name): the device was lost (\(reason)); waiting for it to come back")
                     s.onEvent?(RecordingEvent(event: .deviceLost, device: reader.name, reason: reason))
                 case .back(let seconds):
-                    if isVideo { s.reapplyControls() }
-                    if isVideo, let video = s.video {
-                        s.linkReports.pendingBack[reader.lane] = (seconds, video.path.written)
+                    if controlled { s.reapplyControls() }
+                    if let video {
+                        s.linkReports.pendingBack[reader.lane] = (seconds, video.written)
                     } else {
                         s.onWarning(
                             "\(reader.name) is back after \(String(cFormat: "%.1f", seconds)) s; the gap is silence")
@@ -248,12 +254,13 @@ struct RecordingLoop {
                 }
             }
         }
-        if let video = s.video, let (seconds, written) = s.linkReports.pendingBack[video.lane],
-            video.path.written > written || video.path.done
-        {
-            s.linkReports.pendingBack[video.lane] = nil
-            let missing = video.path.gaps - (s.linkReports.gapsAtLoss[video.lane] ?? 0)
-            let name = s.reader(lane: video.lane)?.name ?? video.device
+        for camera in s.tracks.cameras {
+            guard let video = camera.video, let (seconds, written) = s.linkReports.pendingBack[camera.lane],
+                video.written > written || video.done
+            else { continue }
+            s.linkReports.pendingBack[camera.lane] = nil
+            let missing = video.gaps - (s.linkReports.gapsAtLoss[camera.lane] ?? 0)
+            let name = camera.reader.name
             let frames = missing == 1 ? "1 frame" : "\(missing) frames"
             s.onWarning("\(name) is back after \(String(cFormat: "%.1f", seconds)) s; \(frames) missing")
             s.onEvent?(
@@ -267,41 +274,48 @@ struct RecordingLoop {
 
     /// Hands a packet to its track.
     private func take(_ item: QueuedPacket, lane: Int, t0: Int64, policy: inout StopPolicy) throws(CaptureError) {
-        let mux: EncodedStream.Mux = { (packet, stream) throws(CaptureError) in try session.mux(packet, stream: stream)
-        }
+        guard let track = session.tracks.track(lane: lane) else { return }
         let time = item.time - t0
-        if let video = session.video, lane == video.lane {
-            video.path.noteDropped(times: session.queue.takeDropped(lane: lane).map { $0 - t0 }, before: item.arrival)
-            try video.path.process(item.packet, time: time, arrival: item.arrival, mux: mux)
-            if video.path.done, let frames = session.plan.frameLimit, video.path.written >= frames {
+        switch track.chain {
+        case .video(let video):
+            video.noteDropped(times: session.queue.takeDropped(lane: lane).map { $0 - t0 }, before: item.arrival)
+            try video.process(item.packet, time: time, arrival: item.arrival, mux: mux)
+            let cameras = session.tracks.compactMap(\.video)
+            guard video.done, cameras.allSatisfy(\.done) else { return }
+            if let frames = session.plan.frameLimit, cameras.allSatisfy({ $0.written >= frames }) {
                 policy.reason = .frames
             }
-            if video.path.done {
-                alignAudioEnd()
-                try releaseTail(t0: t0)
-            }
-        } else if let audio = session.audio, lane == audio.lane {
-            if let video = session.video, !video.path.done, let end = video.path.endTime,
-                !tail.packets.isEmpty || time >= end - Rescale.microseconds(ofSlot: 1, rate: video.path.rate)
-            {
-                tail.packets.append(item)
+            alignAudioEnd()
+            try releaseTail(t0: t0)
+        case .audio(let audio):
+            // Held once it reaches a camera's last frame interval while that camera runs on.
+            let pending = session.tracks.compactMap(\.video).filter { !$0.done }
+            let holdFrom = pending.compactMap { (camera) -> Int64? in
+                camera.endTime.map { $0 - Rescale.microseconds(ofSlot: 1, rate: camera.rate) }
+            }.min()
+            if let holdFrom, !tail.packets.isEmpty || time >= holdFrom {
+                tail.packets.append((lane, item))
                 return
             }
-            audio.path.lastLoss = session.reader(lane: lane)?.link.lastLostAt.map { $0 - t0 }
-            try audio.path.process(item.packet, time: time, arrival: item.arrival, mux: mux)
+            audio.lastLoss = track.reader.link.lastLostAt.map { $0 - t0 }
+            try audio.process(item.packet, time: time, arrival: item.arrival, mux: mux)
         }
     }
 
-    /// Records the microphone's packets held until the camera was done (`tail`), in order.
+    /// Gives a packet to every output.
+    private var mux: EncodedStream.Mux {
+        { [session] (packet, stream) throws(CaptureError) in try session.mux(packet, stream: stream) }
+    }
+
+    /// Records the microphones' packets held until the cameras were done (`tail`), in order.
     private func releaseTail(t0: Int64) throws(CaptureError) {
-        guard let audio = session.audio, !tail.packets.isEmpty else { return }
+        guard !tail.packets.isEmpty else { return }
         let packets = tail.packets
         tail.packets.removeAll()
-        let mux: EncodedStream.Mux = { (packet, stream) throws(CaptureError) in try session.mux(packet, stream: stream)
-        }
-        for item in packets {
-            audio.path.lastLoss = session.reader(lane: audio.lane)?.link.lastLostAt.map { $0 - t0 }
-            try audio.path.process(item.packet, time: item.time - t0, arrival: item.arrival, mux: mux)
+        for (lane, item) in packets {
+            guard let track = session.tracks.track(lane: lane), let audio = track.audio else { continue }
+            audio.lastLoss = track.reader.link.lastLostAt.map { $0 - t0 }
+            try audio.process(item.packet, time: item.time - t0, arrival: item.arrival, mux: mux)
         }
     }
 
@@ -321,35 +335,27 @@ struct RecordingLoop {
         let startedAt = SessionClock.now()
         let firstTimes = s.queue.firstTimes(until: startedAt + Int64(s.plan.stallTimeout * 1e6))
         var offset: Double?
-        if let v = s.video.flatMap({ firstTimes[$0.lane] }), let a = s.audio.flatMap({ firstTimes[$0.lane] }) {
+        if let v = s.tracks.cameras.first.flatMap({ firstTimes[$0.lane] }),
+            let a = s.tracks.microphones.first.flatMap({ firstTimes[$0.lane] })
+        {
             offset = Double(a - v) / 1e6
         }
         guard let latest = firstTimes.compactMap({ $0 }).max() else {
             if case .ended(_, let error?) = s.queue.next(timeout: 0) { throw error }
             if s.stop.isRequested { return nil }
-            let names = [s.video?.device, s.audio?.device].compactMap { $0 }
             throw .io(
-                subject: names.joined(separator: ", "),
+                subject: s.tracks.map(\.device).joined(separator: ", "),
                 reason: "no data within \(DurationValue.text(s.plan.stallTimeout)) s; the device stalled")
         }
         let earliest = firstTimes.compactMap { $0 }.min() ?? latest
         return (min(latest, max(earliest, startedAt + Self.lateStartAllowance)), startedAt, offset)
     }
 
-    /// Ends the audio where the video ends, for every stop reason: the end of its last frame once
-    /// it is done, else the end it was given (a camera silent since the stop).
+    /// Ends the audio where the video ends, for every stop reason: the end of the cameras' last
+    /// frames once they are done, else the end they were given (a camera silent since the stop).
     private func alignAudioEnd() {
-        guard let video = session.video, let audio = session.audio, video.path.done || video.path.endTime != nil,
-            let end = video.path.endOfLastFrame ?? video.path.endTime
-        else { return }
-        audio.path.endTime = min(audio.path.endTime ?? end, end)
-    }
-
-    /// True when every stream has recorded all it should.
-    private func allDone(_ ended: Set<Int>) -> Bool {
-        let videoDone = session.video.map { $0.path.done || ended.contains($0.lane) } ?? true
-        let audioDone = session.audio.map { $0.path.done || ended.contains($0.lane) } ?? true
-        return videoDone && audioDone
+        guard let end = session.tracks.videoEnd else { return }
+        for audio in session.tracks.compactMap(\.audio) { audio.endTime = min(audio.endTime ?? end, end) }
     }
 
     /// Seconds to the millisecond, for events.

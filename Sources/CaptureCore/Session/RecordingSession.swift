@@ -24,16 +24,13 @@ public final class RecordingSession {
     public var onEvent: ((RecordingEvent) -> Void)?
 
     let queue = PacketQueue()
-    var readers: [InputReader] = []
-    var video: Track<VideoPath>?
-    var audio: Track<AudioPath>?
+    /// The inputs, each with its reader, lane and chain, in the order they were opened.
+    var tracks: [Track] = []
     /// Where the packets go: the file or the series of files, and the network streams. Nothing
     /// is on disk before the first packet (`RecordingOutput.write`).
     let outputs: OutputTee
     /// Set by `run`: a session records once.
     private var ran = false
-    /// What the audio encoder writes, for the summary.
-    var audioEncoderPlan: AudioEncoderPlan?
     /// The controls `applyControls` set, kept for the summary and the restore.
     var appliedControls: AppliedControls?
     /// What `applyControls` wrote on a camera that was lost and has not come back.
@@ -91,9 +88,9 @@ public final class RecordingSession {
     private func tearDown() {
         stop.interrupt.raise()
         queue.close()
+        let readers = tracks.map(\.reader)
         for reader in readers { reader.wait(seconds: 1) }
-        video = nil
-        audio = nil
+        tracks = []
         // A reader still blocked in a read (a stalled device) keeps its input; exiting frees it.
         for reader in readers { reader.close() }
         outputs.close(timeout: 1)
@@ -103,24 +100,29 @@ public final class RecordingSession {
     /// Sets the camera's controls and opens each device with its chain.
     private func open() throws(CaptureError) {
         try applyControls()
-        if let video = plan.video { self.video = try openVideo(video) }
-        if let video {
-            let outputs = outputs
-            video.path.cutPoint = { (time) throws(CaptureError) in try outputs.wantsKeyframe(at: time) }
-            // A camera's own H.264, copied, has keyframes only where the camera put them.
-            outputs.videoKeyframes(anywhere: !video.path.copies || video.input.isIntraOnly)
+        // Each track joins as soon as it is open, so a later one that fails still has the
+        // earlier ones' devices closed by `tearDown`.
+        for video in plan.videos { tracks.append(try openVideo(video)) }
+        let outputs = outputs
+        let cameras = tracks.cameras
+        for camera in cameras {
+            camera.video?.cutPoint = { (time) throws(CaptureError) in try outputs.wantsKeyframe(at: time) }
         }
-        if let audio = plan.audio { self.audio = try openAudio(audio) }
+        if !cameras.isEmpty {
+            // A camera's own H.264, copied, has keyframes only where the camera put them.
+            outputs.videoKeyframes(
+                anywhere: cameras.allSatisfy { $0.video?.copies == false || $0.input.isIntraOnly })
+        }
+        for audio in plan.audios { tracks.append(try openAudio(audio)) }
         // Streams connect before any file exists: a server that cannot be reached leaves none.
         try outputs.connect(stop: stop.interrupt)
     }
 
-    /// Adds a reader for `input`'s stream `index` on a new lane of the queue.
-    func addReader(_ input: InputContainer, stream index: Int, source: InputSource, lane: Int) {
-        readers.append(
-            InputReader(
-                input: input, stream: index, source: source, lane: lane, queue: queue, interrupt: stop.interrupt,
-                reconnect: plan.deviceReconnect))
+    /// A reader for `input`'s stream `index` on a new lane of the queue.
+    func makeReader(_ input: InputContainer, stream index: Int, source: InputSource, lane: Int) -> InputReader {
+        InputReader(
+            input: input, stream: index, source: source, lane: lane, queue: queue, interrupt: stop.interrupt,
+            reconnect: plan.deviceReconnect)
     }
 
     /// What `RecordingLoop.reportLinks` keeps between calls: the gap count when a device was
@@ -132,7 +134,7 @@ public final class RecordingSession {
     var linkReports = LinkReports()
 
     /// The reader of `lane`.
-    func reader(lane: Int) -> InputReader? { readers.first { $0.lane == lane } }
+    func reader(lane: Int) -> InputReader? { tracks.track(lane: lane)?.reader }
 
     /// Gives a packet to every output; the file is created and its header written on the first.
     func mux(_ packet: Packet, stream: Int) throws(CaptureError) {

@@ -49,6 +49,13 @@ public struct RecordingSummary: Codable, Hashable, Sendable {
         /// back, and the seconds it was away in all; nil without.
         public var reconnects: Int? = nil
         public var secondsDisconnected: Double? = nil
+        /// With several cameras: how much faster (positive) or slower than its nominal rate the
+        /// camera ran, in parts per million, from its frames' capture times on the session clock.
+        public var drift: Double? = nil
+        /// With several cameras at one rate: where this camera's frames fall against the first
+        /// camera's, in milliseconds within half a frame interval (positive: taken later). Cameras
+        /// free-run, so this is how far apart their pictures of one moment are.
+        public var framePhase: Double? = nil
     }
 
     public struct Audio: Codable, Hashable, Sendable {
@@ -82,8 +89,15 @@ public struct RecordingSummary: Codable, Hashable, Sendable {
     public var output: String
     /// The muxer: `mp4`, `matroska`, ...
     public var container: String
+    /// The camera's; with several, the first's (`cameras` has them all).
     public var video: Video?
+    /// The microphone's; with several, the first's (`microphones` has them all).
     public var audio: Audio?
+    /// With several cameras, each one's in the order given (tracks in that order in the file);
+    /// nil with one.
+    public var cameras: [Video]? = nil
+    /// With several microphones, each one's in the order given; nil with one.
+    public var microphones: [Audio]? = nil
     /// Why a finished MP4, MOV or M4A stays fragmented (its rewrite with the index in front
     /// failed); nil when it was rewritten or the container is another.
     public var finishProblem: String?

@@ -13,8 +13,7 @@ extension RecordingSession {
         var failure = failure
         let mux: EncodedStream.Mux = { (packet, stream) throws(CaptureError) in try self.mux(packet, stream: stream) }
         do {
-            try video?.path.finish(mux: mux)
-            try audio?.path.finish(mux: mux)
+            for track in tracks { try track.path.finish(mux: mux) }
         } catch {
             if failure == nil { failure = error }
         }
@@ -40,17 +39,31 @@ extension RecordingSession {
             stopReason: failure == nil ? stopReason.text : StopReason.error.text, error: failure.map { "\($0)" })
         summary.finishProblem = main?.finishProblem
         summary.segments = main?.segments
-        summary.video = videoSummary
-        summary.audio = audioSummary
+        var cameras: [RecordingSummary.Video] = []
+        let firstCamera = tracks.cameras.first?.video
+        for track in tracks.cameras {
+            guard var summary = videoSummary(track), let path = track.video else { continue }
+            // Free-running cameras: how their frames stood against the first camera's.
+            if tracks.cameras.count > 1, let firstCamera {
+                summary.drift = CameraSkew.drift(of: path)
+                if path !== firstCamera { summary.framePhase = CameraSkew.phase(of: path, against: firstCamera) }
+            }
+            cameras.append(summary)
+        }
+        let microphones = tracks.microphones.compactMap(audioSummary)
+        summary.video = cameras.first
+        summary.audio = microphones.first
+        if cameras.count > 1 { summary.cameras = cameras }
+        if microphones.count > 1 { summary.microphones = microphones }
         summary.startOffset = startOffset.map { ($0 * 1e6).rounded() / 1e6 }
         if !streams.isEmpty { summary.streams = streams }
         summary.controls = appliedControls?.report ?? lostCameraControls
         return RecordingResult(summary: summary, failure: failure)
     }
 
-    private var videoSummary: RecordingSummary.Video? {
-        guard let video, let planned = plan.video else { return nil }
-        let path = video.path
+    private func videoSummary(_ video: Track) -> RecordingSummary.Video? {
+        guard let path = video.video, let planned = plan.videos.first(where: { $0.device == video.source.device })
+        else { return nil }
         // A camera's own H.264 may be copied although H.264 encoding was asked.
         // YUV4MPEG's raw pictures travel to its muxer wrapped (`wrapped_avframe`); they are stored
         // as rawvideo, which is what the reader needs to know.
@@ -83,16 +96,14 @@ extension RecordingSession {
         return summary
     }
 
-    private var audioSummary: RecordingSummary.Audio? {
-        guard let audio else { return nil }
-        let encoder = audio.path.encoder
+    private func audioSummary(_ audio: Track) -> RecordingSummary.Audio? {
+        guard let path = audio.audio else { return nil }
+        let encoder = path.encoder
         var summary = RecordingSummary.Audio(
             device: audio.device, input: audio.input.summary, codec: encoder.name,
             sampleRate: encoder.sampleRate, channels: encoder.channelCount,
-            sampleFormat: audioEncoderPlan?.writtenFormat ?? encoder.sampleFormatName,
-            channelLayout: audioEncoderPlan?.layout.name,
-            samples: audio.path.samples, overruns: audio.path.overruns,
-            start: Double(audio.path.firstTime ?? 0) / 1e6)
+            sampleFormat: path.plan.writtenFormat, channelLayout: path.plan.layout.name,
+            samples: path.samples, overruns: path.overruns, start: Double(path.firstTime ?? 0) / 1e6)
         if let link = linkTotals(lane: audio.lane) {
             summary.reconnects = link.reconnects
             summary.secondsDisconnected = link.seconds

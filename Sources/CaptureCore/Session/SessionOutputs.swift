@@ -4,16 +4,25 @@ extension RecordingSession {
     /// True when an output's muxer wants codec headers in extradata.
     var wantsGlobalHeader: Bool { outputs.wantsGlobalHeader }
 
-    /// Adds a stream fed by `encoder` to every output, at the same index.
-    func addOutputStream(encoder: Encoder) throws(FFmpegError) -> Int {
-        try outputs.addStream(.encoder(encoder))
+    /// Adds a stream fed by `encoder` to every output, at the same index, titled `title`.
+    func addOutputStream(encoder: Encoder, title: String?) throws(FFmpegError) -> Int {
+        try outputs.addStream(.encoder(encoder, title: title))
     }
 
     /// Adds a stream of an input's packets as they are to every output.
-    func addOutputStream(copying input: InputContainer, stream index: Int, timeBase: Rational) throws(FFmpegError)
-        -> Int
+    func addOutputStream(copying input: InputContainer, stream index: Int, timeBase: Rational, title: String?)
+        throws(FFmpegError) -> Int
     {
-        try outputs.addStream(.copy(input, stream: index, timeBase: timeBase))
+        try outputs.addStream(.copy(input, stream: index, timeBase: timeBase, title: title))
+    }
+
+    /// The title of `device`'s stream: its name and stable id when the recording has several
+    /// devices of its kind (so a player or ffprobe tells the tracks apart); nil with one.
+    func streamTitle(_ device: Device) -> String? {
+        let several = device.kind == .video ? plan.videos.count > 1 : plan.audios.count > 1
+        guard several else { return nil }
+        let stable = device.v4l2?.stablePath ?? device.group
+        return stable.map { "\(device.name) (\($0))" } ?? device.name
     }
 
     /// Bytes written so far: the file's, or for a recording with no file, those sent.
@@ -22,34 +31,35 @@ extension RecordingSession {
     /// Where the last frame or sample ends on the recording's clock, seconds, as a file would
     /// last: for a recording with no single file to read back.
     var encodedDuration: Double {
-        var duration = 0.0
-        if let video, let end = video.path.endOfLastFrame {
-            duration = Double(end) / 1e6
+        let ends = tracks.map { (track) -> Double in
+            switch track.chain {
+            case .video(let path): return Double(path.endOfLastFrame ?? 0) / 1e6
+            case .audio(let path):
+                let start = Double((path.firstTime ?? 0) - path.leadingSilence) / 1e6
+                return start + Double(path.samples) / Double(path.encoder.sampleRate)
+            }
         }
-        if let audio {
-            let start = Double((audio.path.firstTime ?? 0) - audio.path.leadingSilence) / 1e6
-            duration = max(duration, start + Double(audio.path.samples) / Double(audio.path.encoder.sampleRate))
-        }
-        return (duration * 1000).rounded() / 1000
+        return ((ends.max() ?? 0) * 1000).rounded() / 1000
     }
 
     /// What the tracks wrote, for the outputs to check themselves against at the end.
     var recordedStreams: RecordedStreams {
-        let frames = video?.path.written ?? 0
-        let samples = audio?.path.samples ?? 0
+        let frames = tracks.compactMap(\.video).map(\.written)
+        let samples = tracks.compactMap(\.audio).map(\.samples)
         return RecordedStreams(
-            count: (video == nil ? 0 : 1) + (audio == nil ? 0 : 1),
-            withData: (frames > 0 ? 1 : 0) + (samples > 0 ? 1 : 0), onePicture: frames == 1 && samples == 0,
+            count: tracks.count, withData: frames.filter { $0 > 0 }.count + samples.filter { $0 > 0 }.count,
+            onePicture: frames.reduce(0, +) == 1 && samples.allSatisfy { $0 == 0 },
             encodedDuration: encodedDuration, frameSpan: frameSpan)
     }
 
     /// The recording's length as its frames give it, from the first frame's slot to the end of the
     /// last one's at the stream's rate (the frames in the file over the rate, once empty slots are
-    /// filled): for a raw stream with no index, whose demuxer reads no duration (`.h264`).
+    /// filled): for a raw stream with no index, whose demuxer reads no duration (`.h264`), which
+    /// holds one camera.
     private var frameSpan: Double? {
-        guard let tally = video?.path.tally, let first = tally.firstSlot, let last = tally.lastSlot,
-            let rate = video?.path.rate, rate.doubleValue > 0
+        guard let path = tracks.cameras.first?.video, let first = path.tally.firstSlot,
+            let last = path.tally.lastSlot, path.rate.doubleValue > 0
         else { return nil }
-        return (Double(last - first + 1) / rate.doubleValue * 1e6).rounded() / 1e6
+        return (Double(last - first + 1) / path.rate.doubleValue * 1e6).rounded() / 1e6
     }
 }

@@ -8,26 +8,24 @@ struct StallWatch {
     let loopStart: Int64
 
     /// The device name of a live input silent or useless for longer than the limit, if any, what
-    /// it did not send, and its lane. A device lost and waited for (`link` of its lane) is not stalled; one
-    /// that came back has the limit from its return.
-    func stalled(
-        now: Int64, queue: PacketQueue, video: Track<VideoPath>?, audio: Track<AudioPath>?, endedLanes: Set<Int>,
-        link: (Int) -> DeviceLink? = { _ in nil }
-    ) -> (device: String, lacking: String, lane: Int)? {
-        let lanes = [video.map { ($0.lane, $0.source) }, audio.map { ($0.lane, $0.source) }].compactMap { $0 }
-        for (lane, source) in lanes where source.live && !endedLanes.contains(lane) && link(lane)?.waiting != true {
-            let last = queue.lastArrival(lane: lane) ?? startedAt
-            if now - last > limit { return (source.device.name, "no data", lane) }
+    /// it did not send, and its lane. A device lost and waited for (its reader's `link`) is not
+    /// stalled; one that came back has the limit from its return.
+    func stalled(now: Int64, queue: PacketQueue, tracks: [Track], endedLanes: Set<Int>) -> (
+        device: String, lacking: String, lane: Int
+    )? {
+        let watched = tracks.filter { $0.source.live && !endedLanes.contains($0.lane) && !$0.reader.link.waiting }
+        for track in watched {
+            let last = queue.lastArrival(lane: track.lane) ?? startedAt
+            if now - last > limit { return (track.device, "no data", track.lane) }
         }
         // A camera that keeps sending only what cannot be recorded (damaged frames, frames whose
         // times fall outside the recording) is as stalled as a silent one. Measured between the
         // arrivals of the frames judged, never against now: a loop behind the camera has simply
         // not judged the newer ones yet.
-        if let video, video.source.live, !video.path.done, !endedLanes.contains(video.lane),
-            link(video.lane)?.waiting != true, let judged = video.path.lastJudgedArrival,
-            judged - max(video.path.lastUsableArrival ?? loopStart, link(video.lane)?.backAt ?? loopStart) > limit
-        {
-            return (video.device, "no usable frame", video.lane)
+        for track in watched {
+            guard let video = track.video, !video.done, let judged = video.lastJudgedArrival else { continue }
+            let since = max(video.lastUsableArrival ?? loopStart, track.reader.link.backAt ?? loopStart)
+            if judged - since > limit { return (track.device, "no usable frame", track.lane) }
         }
         return nil
     }

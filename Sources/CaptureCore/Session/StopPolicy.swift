@@ -23,11 +23,10 @@ struct StopPolicy {
     var stopping: Bool { stoppingSince != nil }
 
     /// True when the loop ends now: the deadline passed, or a stop was requested and the devices
-    /// had their time to deliver. A new stop request ends the tracks where it came: the video,
-    /// which the audio then follows, or the audio alone.
+    /// had their time to deliver. A new stop request ends the tracks where it came: the cameras,
+    /// which the microphones then follow, or with no camera the microphones.
     mutating func shouldEnd(
-        now: Int64, stop: StopSignal, queue: PacketQueue, video: Track<VideoPath>?, audio: Track<AudioPath>?,
-        endedLanes: Set<Int>
+        now: Int64, stop: StopSignal, queue: PacketQueue, tracks: [Track], endedLanes: Set<Int>
     ) -> Bool {
         // The queue is asked only once the deadline itself has passed: this runs between packets.
         if let deadline, now >= deadline, !stopping,
@@ -40,19 +39,17 @@ struct StopPolicy {
             stoppingSince = now
             reason = .stopped(signal: stop.signal != 0 ? StopSignal.name(of: stop.signal) : nil)
             let end = now - t0
-            if let video {
-                video.path.endTime = min(video.path.endTime ?? end, end)
-            } else if let audio {
-                audio.path.endTime = min(audio.path.endTime ?? end, end)
+            let cameras = tracks.cameras
+            for track in cameras.isEmpty ? tracks : cameras {
+                track.path.endTime = min(track.path.endTime ?? end, end)
             }
         }
         guard let since = stoppingSince else { return false }
         // A device delivers within a frame or an audio period; one silent for half a second after
         // the stop is stalled in a read nothing interrupts: finalize without it rather than keep
         // the user waiting (2 s at most for a slow one).
-        let waiting = [video.map { ($0.lane, $0.path.done) }, audio.map { ($0.lane, $0.path.done) }]
-            .compactMap { $0 }.filter { !$0.1 && !endedLanes.contains($0.0) }
-        let lastHeard = waiting.compactMap { queue.lastArrival(lane: $0.0) }.max() ?? since
+        let waiting = tracks.filter { !$0.finished(endedLanes) }
+        let lastHeard = waiting.compactMap { queue.lastArrival(lane: $0.lane) }.max() ?? since
         return now - since > 2_000_000 || now - max(since, lastHeard) > 500_000
     }
 }

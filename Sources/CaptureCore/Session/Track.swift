@@ -1,22 +1,57 @@
-/// One stream of a recording: the device's lane in the packet queue (fed by its reader thread),
-/// the chain that takes its packets to the muxer (`VideoPath`, `AudioPath`), and what the device
-/// delivers. Used only by the recording loop's thread.
-final class Track<Path: TrackPath> {
-    let path: Path
+/// One input of a recording: the device, its reader thread and lane in the packet queue, and the
+/// chain that takes its packets to the muxer (a camera's `VideoPath`, a microphone's `AudioPath`).
+/// A session holds any number of them; the loop, the stall watch and the stop policy treat each
+/// alike, and only what video and audio do differently (the audio ends where the video does)
+/// asks which kind a track is. Used only by the recording loop's thread.
+final class Track {
+    /// The chain, by kind.
+    enum Chain {
+        case video(VideoPath)
+        case audio(AudioPath)
+    }
+
+    let chain: Chain
     let lane: Int
     let source: InputSource
     /// The stream as the device delivers it.
     let input: MediaStreamInfo
+    /// The thread that reads the device into `lane`; it outlives the track at tear-down, so the
+    /// device closes after the chain let go of its packets.
+    let reader: InputReader
 
-    init(path: Path, lane: Int, source: InputSource, input: MediaStreamInfo) {
-        self.path = path
-        self.lane = lane
+    init(chain: Chain, source: InputSource, input: MediaStreamInfo, reader: InputReader) {
+        self.chain = chain
+        self.lane = reader.lane
         self.source = source
         self.input = input
+        self.reader = reader
     }
 
     /// The device's name, for messages.
     var device: String { source.device.name }
+
+    /// The chain, whatever its kind.
+    var path: any TrackPath {
+        switch chain {
+        case .video(let path): path
+        case .audio(let path): path
+        }
+    }
+
+    /// A camera's chain; nil for a microphone.
+    var video: VideoPath? {
+        if case .video(let path) = chain { return path }
+        return nil
+    }
+
+    /// A microphone's chain; nil for a camera.
+    var audio: AudioPath? {
+        if case .audio(let path) = chain { return path }
+        return nil
+    }
+
+    /// True once the track recorded all it should, or its reader ended (`ended` holds its lane).
+    func finished(_ ended: Set<Int>) -> Bool { path.done || ended.contains(lane) }
 }
 
 /// The chain of one track: decode, convert, encode (or copy), and write.
@@ -34,3 +69,21 @@ protocol TrackPath: AnyObject {
 
 extension VideoPath: TrackPath {}
 extension AudioPath: TrackPath {}
+
+extension [Track] {
+    /// The cameras' tracks, in the order they were opened.
+    var cameras: [Track] { filter { $0.video != nil } }
+    /// The microphones' tracks, in the order they were opened.
+    var microphones: [Track] { filter { $0.audio != nil } }
+    /// The track reading `lane`.
+    func track(lane: Int) -> Track? { first { $0.lane == lane } }
+
+    /// Where the audio ends: the end of the cameras' last frames once every camera is done or has
+    /// an end (the latest of them, so no camera's picture outlasts the sound), nil while one may
+    /// still run on, or with no camera.
+    var videoEnd: Int64? {
+        let cameras = cameras.compactMap(\.video)
+        guard !cameras.isEmpty, cameras.allSatisfy({ $0.done || $0.endTime != nil }) else { return nil }
+        return cameras.compactMap { $0.endOfLastFrame ?? $0.endTime }.max()
+    }
+}

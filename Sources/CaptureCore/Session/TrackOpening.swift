@@ -9,7 +9,12 @@ extension RecordingSession {
     private func openInput(_ source: InputSource, kind: Device.Kind) throws(CaptureError) -> (
         InputContainer, Int, MediaStreamInfo
     ) {
-        let input = try source.open(interrupt: stop.interrupt)
+        // Cameras opened before this one on its USB controller: what a bandwidth refusal names.
+        let controller = source.device.usbController
+        let busMates = tracks.cameras.map(\.source.device).filter {
+            controller != nil && $0.usbController == controller
+        }
+        let input = try source.open(interrupt: stop.interrupt, busMates: busMates.map(\.name))
         if !source.live && kind == .video {
             // An unpaced lavfi graph does not declare its frame rate until some frames are read.
             do throws(FFmpegError) { try input.findStreamInfo() } catch {
@@ -63,7 +68,7 @@ extension RecordingSession {
         throw InputSource.captureError(error, device: source.device)
     }
 
-    func openVideo(_ plan: RecordingPlan.Video) throws(CaptureError) -> Track<VideoPath> {
+    func openVideo(_ plan: RecordingPlan.Video) throws(CaptureError) -> Track {
         let source = plan.source
         var (input, index, info) = try openInput(source, kind: .video)
         if source.live && !info.isIntraOnly {
@@ -91,7 +96,7 @@ extension RecordingSession {
                 try Encoder(video: name, settings, globalHeader: wantsGlobalHeader)
             }
             stream = try media("adding the video stream") { () throws(FFmpegError) in
-                try addOutputStream(encoder: made)
+                try addOutputStream(encoder: made, title: streamTitle(source.device))
             }
             encoder = EncodedStream(encoder: made, stream: stream, kind: "video", packetDuration: 1)
         } else {
@@ -105,7 +110,8 @@ extension RecordingSession {
                         working: instead.working, others: instead.others))
             }
             stream = try media("adding the video stream") { () throws(FFmpegError) in
-                try addOutputStream(copying: input, stream: index, timeBase: rate.inverted)
+                try addOutputStream(
+                    copying: input, stream: index, timeBase: rate.inverted, title: streamTitle(source.device))
             }
         }
         let path = VideoPath(
@@ -119,8 +125,8 @@ extension RecordingSession {
         let capacity =
             source.live ? Self.liveVideoCapacity(rate: rate, frameBytes: input.rawPassThroughSize(of: index)) : 2
         let lane = queue.addLane(live: source.live, dropsOldest: source.live, capacity: capacity)
-        addReader(input, stream: index, source: source, lane: lane)
-        return Track(path: path, lane: lane, source: source, input: info)
+        let reader = makeReader(input, stream: index, source: source, lane: lane)
+        return Track(chain: .video(path), source: source, input: info, reader: reader)
     }
 
     /// Bytes of raw pictures a camera's lane may hold.
@@ -137,7 +143,7 @@ extension RecordingSession {
         return max(8, min(second, budget))
     }
 
-    func openAudio(_ plan: RecordingPlan.Audio) throws(CaptureError) -> Track<AudioPath> {
+    func openAudio(_ plan: RecordingPlan.Audio) throws(CaptureError) -> Track {
         let source = plan.source
         let (input, index, info) = try openInput(source, kind: .audio)
         // A microphone's encoder was planned from its probe; the test tone and lavfi graphs say
@@ -167,7 +173,6 @@ extension RecordingSession {
                     + "\(delivered), or ask for one of those counts")
         }
         for note in encoderPlan.notes { onWarning(note) }
-        audioEncoderPlan = encoderPlan
         let name = encoderPlan.encoder
         let decoder = try media("opening the audio decoder") { () throws(FFmpegError) in
             try Decoder(input: input, stream: index)
@@ -176,12 +181,12 @@ extension RecordingSession {
             try Encoder(audio: encoderPlan, globalHeader: wantsGlobalHeader)
         }
         let stream = try media("adding the audio stream") { () throws(FFmpegError) in
-            try addOutputStream(encoder: encoder)
+            try addOutputStream(encoder: encoder, title: streamTitle(source.device))
         }
         let path = try AudioPath(
-            decoder: decoder, output: EncodedStream(encoder: encoder, stream: stream, kind: "audio"))
+            decoder: decoder, output: EncodedStream(encoder: encoder, stream: stream, kind: "audio"), plan: encoderPlan)
         let lane = queue.addLane(live: source.live, dropsOldest: false, capacity: source.live ? 512 : 32)
-        addReader(input, stream: index, source: source, lane: lane)
-        return Track(path: path, lane: lane, source: source, input: info)
+        let reader = makeReader(input, stream: index, source: source, lane: lane)
+        return Track(chain: .audio(path), source: source, input: info, reader: reader)
     }
 }

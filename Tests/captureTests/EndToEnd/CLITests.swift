@@ -90,10 +90,17 @@ import Testing
             "Usage: capture list"
         ),
         (["probe", "v4l2:"], "Error: 'v4l2:': missing the name after 'v4l2:'", "Usage: capture probe"),
+        (["list", "--json", "--names"], "Error: --names and --json exclude each other", "Usage: capture list"),
+        (
+            ["record", "--video-size", "99999x99999", "x.mkv"],
+            "Error: --video-size takes WIDTHxHEIGHT up to 16384x16384 (e.g. 1280x720) or a name such as hd720, not '99999x99999'",
+            "Usage: capture record"
+        ),
         // A size or rate name FFmpeg does not know keeps the message numbers get.
         (
             ["record", "--video-size", "hd721", "x.mkv"],
-            "Error: --video-size takes WIDTHxHEIGHT, e.g. 1280x720, not 'hd721'", "Usage: capture record"
+            "Error: --video-size takes WIDTHxHEIGHT up to 16384x16384 (e.g. 1280x720) or a name such as hd720, not 'hd721'",
+            "Usage: capture record"
         ),
         (
             ["record", "--framerate", "ntcs", "x.mkv"],
@@ -108,7 +115,8 @@ import Testing
         ),
         (
             ["snapshot", "test", "--video-size", "HD720", "x.png"],
-            "Error: --video-size takes WIDTHxHEIGHT, e.g. 1280x720, not 'HD720'", "Usage: capture snapshot"
+            "Error: --video-size takes WIDTHxHEIGHT up to 16384x16384 (e.g. 1280x720) or a name such as hd720, not 'HD720'",
+            "Usage: capture snapshot"
         ),
     ])
     func usageErrorsExit64WithUsageLine(arguments: [String], error: String, usage: String) throws {

@@ -17,6 +17,9 @@ struct RecordOracle {
         var frames: Int?
         var start: Double?
         var duration: Double?
+        /// The stream's name in the container's metadata: its title, or in MP4 and MOV, which
+        /// keep none, its handler's name.
+        var title: String? = nil
     }
 
     var streams: [Stream]
@@ -32,7 +35,7 @@ struct RecordOracle {
             "ffprobe",
             [
                 "-v", "error", "-count_frames", "-show_entries",
-                "stream=codec_type,codec_name,profile,width,height,pix_fmt,r_frame_rate,sample_rate,channels,nb_read_frames,start_time,duration:format=duration",
+                "stream=codec_type,codec_name,profile,width,height,pix_fmt,r_frame_rate,sample_rate,channels,nb_read_frames,start_time,duration:stream_tags=title,handler_name:format=duration",
                 "-of", "json", path,
             ])
         guard output.status == 0,
@@ -46,7 +49,8 @@ struct RecordOracle {
                 profile: s["profile"] as? String, width: int(s["width"]), height: int(s["height"]),
                 pixelFormat: s["pix_fmt"] as? String, frameRate: s["r_frame_rate"] as? String,
                 sampleRate: int(s["sample_rate"]), channels: int(s["channels"]),
-                frames: int(s["nb_read_frames"]), start: double(s["start_time"]), duration: double(s["duration"]))
+                frames: int(s["nb_read_frames"]), start: double(s["start_time"]), duration: double(s["duration"]),
+                title: ((s["tags"] as? [String: Any]).flatMap { $0["title"] ?? $0["handler_name"] }) as? String)
         }
         let format = object["format"] as? [String: Any]
         return RecordOracle(streams: streams, duration: double(format?["duration"]))

@@ -1,0 +1,60 @@
+/// The planner's side of several cameras and microphones: each device named once, each asked
+/// what the request gives it, and outputs that hold one of each refused.
+extension RecordingPlanner {
+    /// Resolves the devices of `kind` a request names, refusing one named twice (by any of its
+    /// names): it cannot stream to two tracks at once.
+    ///
+    /// - Throws: the resolver's errors; `.usage` (64) for a device named twice.
+    static func resolve(_ names: [DeviceName], kind: Device.Kind) throws(CaptureError) -> [Device] {
+        var devices: [Device] = []
+        for name in names {
+            let device = try DeviceResolver.resolve(name, kind: kind)
+            if let earlier = devices.first(where: { $0.sameDevice(as: device) }) {
+                let option = kind == .video ? RequestOption.video : .audio
+                throw .usage(
+                    "\(name) and \(earlier.name) are the same device; give each device to \(option) once")
+            }
+            devices.append(device)
+        }
+        return devices
+    }
+
+    /// The containers that hold several video or audio tracks; the others (and streams) one of each.
+    static let holdingSeveral: Set<String> = ["mp4", "mov", "matroska", "nut", "avi", "mpegts", "ipod"]
+
+    /// Refuses several cameras or microphones for an output that holds one of each: a stream
+    /// (FLV, RTSP and SRT servers take one of each), HLS, and files such as .y4m, .h264, .wav.
+    ///
+    /// - Throws: `.plan(.holdsOneOfEach)` (64).
+    static func checkSeveral(_ request: RecordingRequest, outputs: OutputPlan) throws(CaptureError) {
+        for (several, option) in [
+            (request.cameras.count > 1, RequestOption.video), (request.microphones.count > 1, .audio),
+        ]
+        where several {
+            let use = ContainerFormat.extensions(where: { holdingSeveral.contains($0.muxer) })
+            if let stream = outputs.streams.first {
+                throw .plan(.holdsOneOfEach(option, output: "streams (\(stream.muxer))", use: use))
+            }
+            if !holdingSeveral.contains(outputs.container.muxer) {
+                throw .plan(.holdsOneOfEach(option, output: ".\(outputs.container.fileExtension) files", use: use))
+            }
+        }
+    }
+
+    /// What is asked of each of `count` surveyed cameras: the request's own (a survey made for a
+    /// request that names no camera holds the default camera, asked as the first would be).
+    static func cameraRequests(_ request: RecordingRequest, count: Int) -> [CameraRequest] {
+        let first = CameraRequest(
+            .test, videoSize: request.videoSize, frameRate: request.frameRate, inputFormat: request.inputFormat)
+        let asked = request.cameras.isEmpty ? [first] : request.cameras
+        return Array(asked.prefix(count))
+    }
+
+    /// What is asked of each of `count` surveyed microphones.
+    static func microphoneRequests(_ request: RecordingRequest, count: Int) -> [MicrophoneRequest] {
+        let first = MicrophoneRequest(.test, sampleRate: request.sampleRate, channels: request.channels)
+        let asked = request.microphones.isEmpty ? [first] : request.microphones
+        return Array(asked.prefix(count))
+    }
+
+}

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Several cameras and microphones in one recording (`--video A --video B --audio C --audio D`):
+# two vivid webcams in different modes and formats, the loopback card carrying a tone and
+# snd-dummy's microphone, 10 s into .mkv and .mp4 with each container's default codecs. Every
+# device is a track of the one file, titled with its name; every stream starts within 0.1 s of
+# the others and lasts the recording; the summary's numbers per device are ffprobe's.
+# module: vivid n_devs=2 node_types=0x1,0x1 vid_cap_nr=10,11
+# module: snd-aloop index=0 id=Loopback pcm_substreams=2
+# module: snd-dummy index=1 id=Dummy
+# timeout: 300
+set -euo pipefail
+source "$(dirname "$0")/../lib.sh"
+need_capture
+
+mic=hw:CARD=Loopback,DEV=1,SUBDEV=0
+dummy=hw:CARD=Dummy,DEV=0
+out=$(mktemp -d)
+
+tone_start
+trap tone_stop EXIT
+sleep 3
+
+for ext in mkv mp4; do
+    name=several$ext
+    check_eq "$ext: exit 0" 0 "$(run $name "$CAPTURE" record \
+        --video /dev/video10 --video-size 640x480 --framerate 25 --input-format yuyv422 \
+        --video /dev/video11 --video-size 320x180 --framerate 30 --input-format nv12 \
+        --audio $mic --audio $dummy --duration 10 --json "$out/rec.$ext")"
+    [[ -e $out/rec.$ext ]] || { sed 's/^/  stderr: /' "$VM_OUT/$name.err"; continue; }
+    check_eq "$ext: 2 video and 2 audio streams, in the order given" $'video\nvideo\naudio\naudio' \
+        "$(value "$out/rec.$ext" stream=codec_type)"
+    titles=$(value "$out/rec.$ext" stream_tags=title,handler_name)
+    check_eq "$ext: each track titled with its device" \
+        "/dev/video10 /dev/video11 $mic $dummy" "$(grep -o '^\(/dev/video1[01]\|hw:[^ ]*\)' <<<"$titles" | tr '\n' ' ' | sed 's/ $//')"
+    starts=$(value "$out/rec.$ext" stream=start_time | sort -g)
+    first=$(head -n 1 <<<"$starts")
+    last=$(tail -n 1 <<<"$starts")
+    check "$ext: every stream starts within 0.1 s of the others ($(tr '\n' ' ' <<<"$starts"))" \
+        near "$first" "$last" 0.1
+    for i in 0 1; do
+        rate=$([[ $i == 0 ]] && echo 25 || echo 30)
+        written=$(json "$VM_OUT/$name.out" "d['cameras'][$i]['frames_written']")
+        dropped=$(json "$VM_OUT/$name.out" "d['cameras'][$i]['frames_dropped']['total']")
+        frames=$(ffprobe -v error -count_frames -select_streams "v:$i" -show_entries stream=nb_read_frames \
+            -of default=noprint_wrappers=1:nokey=1 "$out/rec.$ext")
+        check_eq "$ext camera $((i + 1)): the summary's frames are ffprobe's ($written)" "$frames" "$written"
+        # Every slot of 10 s is a frame written or one counted as dropped.
+        check "$ext camera $((i + 1)): written + dropped = 10 s at $rate fps +- 2 ($written + $dropped)" \
+            near "$((written + dropped))" "$((rate * 10))" 2
+        duration=$(value "$out/rec.$ext" stream=duration "v:$i")
+        [[ $duration == N/A ]] && duration=$(value "$out/rec.$ext" format=duration)
+        tolerance=$([[ $rate == 25 ]] && echo 0.041 || echo 0.034)
+        check "$ext camera $((i + 1)): lasts 10 s +- one frame ($duration)" near "$duration" 10 "$tolerance"
+    done
+    for i in 0 1; do
+        rate=$(json "$VM_OUT/$name.out" "d['microphones'][$i]['sample_rate']")
+        check_eq "$ext microphone $((i + 1)): the summary's rate is ffprobe's" \
+            "$(value "$out/rec.$ext" stream=sample_rate "a:$i")" "$rate"
+        duration=$(value "$out/rec.$ext" stream=duration "a:$i")
+        [[ $duration == N/A ]] && duration=$(value "$out/rec.$ext" format=duration)
+        check "$ext microphone $((i + 1)): lasts 10 s +- 0.1 ($duration)" near "$duration" 10 0.1
+    done
+    check "$ext: decodes cleanly" clean "$out/rec.$ext"
+    rm -f "$out/rec.$ext"
+done
+
+# The same device twice is one device: refused before anything opens.
+check_eq "the same camera twice: exit 64" 64 \
+    "$(run twice "$CAPTURE" record --video /dev/video10 --video 0 --duration 1 "$out/twice.mkv")"
+check "the same camera twice: said so" grep -q "same device" "$VM_OUT/twice.err"
+check "the same camera twice: no file" test ! -e "$out/twice.mkv"
+finish
