@@ -18,7 +18,7 @@ struct RecordCommand: Command {
             device delivers. --video-size, --framerate and --input-format apply to the --video \
             they follow (given before any --video, to every camera that sets none itself); \
             --sample-rate and --channels likewise to the --audio they follow. --control is the \
-            first camera's.
+            first camera's, and a stream beside the file carries the first camera and microphone.
 
             Segments: with --segment-time or --segment-size, OUTPUT is a template for a series of \
             files, each complete on its own and starting with a keyframe, cut without a pause: \

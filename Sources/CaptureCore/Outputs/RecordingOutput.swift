@@ -10,13 +10,18 @@ struct StreamSource {
     /// The stream's title in the container's metadata (the device, for a recording of several
     /// of a kind); nil: none.
     var title: String?
+    /// True for the first camera's and the first microphone's streams: what an output that
+    /// holds one of each takes (`StreamSelection`).
+    var firstOfItsKind = true
 
-    static func encoder(_ encoder: Encoder, title: String? = nil) -> StreamSource {
-        StreamSource(feed: .encoder(encoder), title: title)
+    static func encoder(_ encoder: Encoder, title: String? = nil, first: Bool = true) -> StreamSource {
+        StreamSource(feed: .encoder(encoder), title: title, firstOfItsKind: first)
     }
 
-    static func copy(_ input: InputContainer, stream: Int, timeBase: Rational, title: String? = nil) -> StreamSource {
-        StreamSource(feed: .copy(input, stream: stream, timeBase: timeBase), title: title)
+    static func copy(
+        _ input: InputContainer, stream: Int, timeBase: Rational, title: String? = nil, first: Bool = true
+    ) -> StreamSource {
+        StreamSource(feed: .copy(input, stream: stream, timeBase: timeBase), title: title, firstOfItsKind: first)
     }
 }
 

@@ -22,8 +22,9 @@ extension RecordingPlanner {
     /// The containers that hold several video or audio tracks; the others (and streams) one of each.
     static let holdingSeveral: Set<String> = ["mp4", "mov", "matroska", "nut", "avi", "mpegts", "ipod"]
 
-    /// Refuses several cameras or microphones for an output that holds one of each: a stream
-    /// (FLV, RTSP and SRT servers take one of each), HLS, and files such as .y4m, .h264, .wav.
+    /// Refuses several cameras or microphones for an output that holds one of each: a recording
+    /// that only streams (FLV, RTSP and SRT servers take one of each), HLS, and files such as
+    /// .y4m, .h264, .wav. Beside a file, a stream carries the first camera and microphone.
     ///
     /// - Throws: `.plan(.holdsOneOfEach)` (64).
     static func checkSeveral(_ request: RecordingRequest, outputs: OutputPlan) throws(CaptureError) {
@@ -32,8 +33,16 @@ extension RecordingPlanner {
         ]
         where several {
             let use = ContainerFormat.extensions(where: { holdingSeveral.contains($0.muxer) })
-            if let stream = outputs.streams.first {
+            // Beside a file, a stream carries the first camera and microphone (`StreamSelection`).
+            if outputs.file == nil, let stream = outputs.streams.first {
                 throw .plan(.holdsOneOfEach(option, output: "streams (\(stream.muxer))", use: use))
+            }
+            // A cut needs a keyframe of every camera at one instant; the encoders are asked one
+            // by one, so a second camera's segment would start without one.
+            if option == .video && (request.segmentTime != nil || request.segmentSize != nil) {
+                throw .usage(
+                    "segments of several cameras are not supported: a segment must start with a keyframe of "
+                        + "every camera; record one file, or one camera per command")
             }
             if !holdingSeveral.contains(outputs.container.muxer) {
                 throw .plan(.holdsOneOfEach(option, output: ".\(outputs.container.fileExtension) files", use: use))

@@ -33,7 +33,10 @@ enum OutputFactory {
         settings.writeTimeout = max(plan.connectTimeout, 5)
         for stream in plan.outputs.streams {
             LibraryLog.shared.hide(stream.target.secrets, in: stream.target.url, as: stream.target.printable)
-            outputs.append(StreamOutput(target: stream.target, formatName: stream.muxer, settings: settings))
+            // A server takes one video and one audio stream: of several, the first of each.
+            outputs.append(
+                StreamSelection.firstOfEachKind(
+                    StreamOutput(target: stream.target, formatName: stream.muxer, settings: settings)))
         }
         return OutputTee(outputs)
     }

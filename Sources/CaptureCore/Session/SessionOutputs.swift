@@ -4,25 +4,31 @@ extension RecordingSession {
     /// True when an output's muxer wants codec headers in extradata.
     var wantsGlobalHeader: Bool { outputs.wantsGlobalHeader }
 
-    /// Adds a stream fed by `encoder` to every output, at the same index, titled `title`.
-    func addOutputStream(encoder: Encoder, title: String?) throws(FFmpegError) -> Int {
-        try outputs.addStream(.encoder(encoder, title: title))
+    /// Adds a stream fed by `encoder` for `device` to every output, at the same index.
+    func addOutputStream(encoder: Encoder, device: Device) throws(FFmpegError) -> Int {
+        try outputs.addStream(.encoder(encoder, title: streamTitle(device), first: isFirst(device)))
     }
 
-    /// Adds a stream of an input's packets as they are to every output.
-    func addOutputStream(copying input: InputContainer, stream index: Int, timeBase: Rational, title: String?)
+    /// Adds a stream of `device`'s packets as they are to every output.
+    func addOutputStream(copying input: InputContainer, stream index: Int, timeBase: Rational, device: Device)
         throws(FFmpegError) -> Int
     {
-        try outputs.addStream(.copy(input, stream: index, timeBase: timeBase, title: title))
+        try outputs.addStream(
+            .copy(input, stream: index, timeBase: timeBase, title: streamTitle(device), first: isFirst(device)))
     }
 
     /// The title of `device`'s stream: its name and stable id when the recording has several
     /// devices of its kind (so a player or ffprobe tells the tracks apart); nil with one.
-    func streamTitle(_ device: Device) -> String? {
+    private func streamTitle(_ device: Device) -> String? {
         let several = device.kind == .video ? plan.videos.count > 1 : plan.audios.count > 1
         guard several else { return nil }
         let stable = device.v4l2?.stablePath ?? device.group
         return stable.map { "\(device.name) (\($0))" } ?? device.name
+    }
+
+    /// True for the first camera and the first microphone.
+    private func isFirst(_ device: Device) -> Bool {
+        device == (device.kind == .video ? plan.video?.device : plan.audio?.device)
     }
 
     /// Bytes written so far: the file's, or for a recording with no file, those sent.

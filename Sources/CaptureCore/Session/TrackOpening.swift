@@ -96,7 +96,7 @@ extension RecordingSession {
                 try Encoder(video: name, settings, globalHeader: wantsGlobalHeader)
             }
             stream = try media("adding the video stream") { () throws(FFmpegError) in
-                try addOutputStream(encoder: made, title: streamTitle(source.device))
+                try addOutputStream(encoder: made, device: source.device)
             }
             encoder = EncodedStream(encoder: made, stream: stream, kind: "video", packetDuration: 1)
         } else {
@@ -111,7 +111,7 @@ extension RecordingSession {
             }
             stream = try media("adding the video stream") { () throws(FFmpegError) in
                 try addOutputStream(
-                    copying: input, stream: index, timeBase: rate.inverted, title: streamTitle(source.device))
+                    copying: input, stream: index, timeBase: rate.inverted, device: source.device)
             }
         }
         let path = VideoPath(
@@ -181,7 +181,7 @@ extension RecordingSession {
             try Encoder(audio: encoderPlan, globalHeader: wantsGlobalHeader)
         }
         let stream = try media("adding the audio stream") { () throws(FFmpegError) in
-            try addOutputStream(encoder: encoder, title: streamTitle(source.device))
+            try addOutputStream(encoder: encoder, device: source.device)
         }
         let path = try AudioPath(
             decoder: decoder, output: EncodedStream(encoder: encoder, stream: stream, kind: "audio"), plan: encoderPlan)

@@ -65,18 +65,35 @@ import Testing
         #expect(try RecordOracle.probe(file).streams.map(\.frames) == [10, 10])
     }
 
+    /// Beside the file, a stream carries the first camera and the first microphone: a server
+    /// takes one of each.
+    @Test func aStreamBesideTheFileCarriesTheFirstOfEach() throws {
+        let scratch = try RecordScratch()
+        let server = try MediaServer(in: scratch)
+        let file = scratch.path("several.mkv")
+        let result = try BuiltBinary.runNiced([
+            "record", "--video", "test", "--video", Self.cameras[1], "--audio", "test", "--audio",
+            Self.microphones[1], "--duration", "3", "--also", server.url(key: "several"), "--json", file,
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try RecordOracle.probe(file).streams.count == 4)
+        let received = try RecordOracle.probe(server.received(key: "several"))
+        #expect(received.streams.map(\.type) == ["video", "audio"], "\(received.streams)")
+        // The test pattern and the test tone, not the second camera (320x240) and microphone (44.1 kHz).
+        #expect(received.video?.width != 320)
+        #expect(received.audio?.sampleRate == 48000)
+    }
+
     @Test(arguments: [
         (["--video", "test", "--video", "test"], "out.mkv", "same device"),
         (["--video", "test", "--video", cameras[0]], "out.y4m", ".y4m files hold one camera"),
         (["--audio", "test", "--audio", microphones[0]], "out.wav", ".wav files hold one microphone"),
-        (
-            ["--video", "test", "--video", cameras[0], "--also", "rtmp://127.0.0.1/live/x"], "out.mkv",
-            "hold one camera"
-        ),
+        (["--video", "test", "--video", cameras[0]], "rtmp://127.0.0.1:9/live/x", "streams (flv) hold one camera"),
+        (["--video", "test", "--video", cameras[0], "--segment-time", "2"], "out.mkv", "segments of several cameras"),
     ])
     func outputsThatHoldOneOfEachAreRefused(arguments: [String], output: String, message: String) throws {
         let scratch = try RecordScratch()
-        let file = scratch.path(output)
+        let file = output.contains("://") ? output : scratch.path(output)
         let result = try BuiltBinary.run(["record", "--frames", "5"] + arguments + [file])
         #expect(result.status == 64, "\(result.stderr)")
         #expect(result.stderr.contains(message), "\(result.stderr)")

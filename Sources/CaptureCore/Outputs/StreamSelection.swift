@@ -1,0 +1,56 @@
+/// An output fed some of the recording's streams only: a network stream of a recording with
+/// several cameras or microphones carries the first of each (FLV, RTSP and SRT servers take one
+/// video and one audio stream). The streams it takes are numbered from 0 in it; packets of the
+/// others pass it by. Everything else is the wrapped output's.
+///
+/// Not thread-safe: the recording loop's thread only, as the output it wraps.
+final class StreamSelection: RecordingOutput {
+    let inner: any RecordingOutput
+    /// Which streams it takes.
+    private let takes: (StreamSource) -> Bool
+    /// The recording's stream index -> the wrapped output's, for the streams it takes.
+    private var indices: [Int: Int] = [:]
+    /// Streams of the recording added so far: the index of the next.
+    private var added = 0
+
+    init(_ inner: any RecordingOutput, takes: @escaping (StreamSource) -> Bool) {
+        self.inner = inner
+        self.takes = takes
+    }
+
+    /// The first camera's and the first microphone's streams.
+    static func firstOfEachKind(_ inner: any RecordingOutput) -> StreamSelection {
+        StreamSelection(inner) { $0.firstOfItsKind }
+    }
+
+    var name: String { inner.name }
+    var carriesRecording: Bool { inner.carriesRecording }
+    var wantsGlobalHeader: Bool { inner.wantsGlobalHeader }
+    var storesNoTimestamps: Bool { inner.storesNoTimestamps }
+    var started: Bool { inner.started }
+    var bytesWritten: Int64 { inner.bytesWritten }
+    var lostReason: String? { inner.lostReason }
+
+    /// - Returns: the stream's index in the recording, as every other output numbers it.
+    func addStream(_ source: StreamSource) throws(FFmpegError) -> Int {
+        let index = added
+        added += 1
+        if takes(source) { indices[index] = try inner.addStream(source) }
+        return index
+    }
+
+    func write(_ packet: Packet, stream: Int) throws(CaptureError) {
+        guard let own = indices[stream] else { return }
+        try inner.write(packet, stream: own)
+    }
+
+    func connect(stop: InterruptFlag) throws(CaptureError) { try inner.connect(stop: stop) }
+    func start() { inner.start() }
+    func flush() throws(CaptureError) { try inner.flush() }
+    func takeNews() -> (events: [RecordingEvent], warnings: [String]) { inner.takeNews() }
+    func recordingEnds(at time: Int64) { inner.recordingEnds(at: time) }
+    func wantsKeyframe(at time: Int64) throws(CaptureError) -> Bool { try inner.wantsKeyframe(at: time) }
+    func videoKeyframes(anywhere: Bool) { inner.videoKeyframes(anywhere: anywhere) }
+    func finish(_ recorded: RecordedStreams) -> OutputReport { inner.finish(recorded) }
+    func close(timeout: Double) { inner.close(timeout: timeout) }
+}
