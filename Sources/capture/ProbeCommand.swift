@@ -63,7 +63,10 @@ struct ProbeCommand: Command {
             // A bare word is read as an ALSA name, but the user may have meant any device.
             let list = DeviceDiscovery.list(video: true, audio: true)
             throw CaptureError.deviceNotFound(
-                device: name, valid: (list.cameras + list.microphones).map(\.name),
+                device: name,
+                valid: (list.cameras + list.microphones).map(\.name).reduce(into: []) { names, name in
+                    if !names.contains(name) { names.append(name) }
+                },
                 hint: "not a camera, a microphone or a PCM the ALSA configuration defines (see capture list)")
         }
         switch resolved.api {

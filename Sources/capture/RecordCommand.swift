@@ -59,11 +59,11 @@ struct RecordCommand: Command {
             .option(
                 "--video", "device",
                 help: "Camera: index or name from 'capture list', 'test', or lavfi:GRAPH; repeat for several.",
-                kind: .device(.video)),
+                repeats: true, kind: .device(.video)),
             .option(
                 "--audio", "device",
                 help: "Microphone: index or name from 'capture list', 'test', or lavfi:GRAPH; repeat for several.",
-                kind: .device(.audio)),
+                repeats: true, kind: .device(.audio)),
             .option(
                 "--video-size", "WxH",
                 help: "Frame size to ask the camera for: 1280x720, or a name FFmpeg knows such as hd720 or vga."),

@@ -53,6 +53,14 @@ struct RecordOptions {
         return devices.isEmpty ? [shared] : devices.map { $0.merging(shared) { own, _ in own } }
     }
 
+    /// The device `text` that option `name` gives; an empty one is a usage error naming it.
+    func device(_ name: String, _ text: String) throws -> DeviceName {
+        guard !text.isEmpty else {
+            throw fail("\(name) takes an index or name from 'capture list', 'test' or lavfi:GRAPH, not ''")
+        }
+        return try DeviceName(parsing: text)
+    }
+
     /// A frame size as `--video-size` takes it.
     func videoSize(_ text: String) throws -> FrameDimensions {
         guard let size = FrameDimensions(videoSize: text), size.width <= 16384, size.height <= 16384 else {
@@ -74,7 +82,7 @@ struct RecordOptions {
 
     /// The cameras (`--video`, repeated for several) and what each asks of its mode.
     func readCameras(into request: inout RecordingRequest) throws {
-        let devices = try arguments.values("--video").map { try DeviceName(parsing: $0) }
+        let devices = try arguments.values("--video").map { try device("--video", $0) }
         let options = perDevice("--video", options: Self.cameraOptions)
         var cameras: [CameraRequest] = []
         for (index, given) in options.enumerated() {
@@ -115,7 +123,7 @@ struct RecordOptions {
 
     /// The microphones (`--audio`, repeated for several) and the audio encoding.
     func readAudio(into request: inout RecordingRequest) throws {
-        let devices = try arguments.values("--audio").map { try DeviceName(parsing: $0) }
+        let devices = try arguments.values("--audio").map { try device("--audio", $0) }
         var microphones: [MicrophoneRequest] = []
         for (index, given) in perDevice("--audio", options: Self.microphoneOptions).enumerated() {
             microphones.append(

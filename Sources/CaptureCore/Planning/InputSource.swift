@@ -110,7 +110,8 @@ struct InputSource: Sendable {
                 name, device: device.name, delivers: "a lavfi graph delivers what it ends in; set format= in the graph")
         }
         if kind == .video && (video.frameSize != nil || video.frameRate != nil) {
-            throw .usage("\(.videoSize) and \(.frameRate) do not apply to a lavfi graph; set them in the graph")
+            throw .usage(
+                "\(device.name): \(.videoSize) and \(.frameRate) do not apply to a lavfi graph; set them in the graph")
         }
         return InputSource(
             device: device, kind: kind, format: "lavfi", url: graph, options: [:], live: false, clock: .media,

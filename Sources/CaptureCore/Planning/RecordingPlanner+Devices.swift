@@ -9,10 +9,13 @@ extension RecordingPlanner {
         var devices: [Device] = []
         for name in names {
             let device = try DeviceResolver.resolve(name, kind: kind)
-            if let earlier = devices.first(where: { $0.sameDevice(as: device) }) {
+            if let earlier = devices.firstIndex(where: { $0.sameDevice(as: device) }) {
                 let option = kind == .video ? RequestOption.video : .audio
+                let given = [names[earlier], name].map {
+                    $0.description == device.name ? "\($0)" : "\($0) (\(device.name))"
+                }
                 throw .usage(
-                    "\(name) and \(earlier.name) are the same device; give each device to \(option) once")
+                    "\(given[0]) and \(given[1]) are the same device; give each device to \(option) once")
             }
             devices.append(device)
         }
@@ -32,7 +35,10 @@ extension RecordingPlanner {
             (request.cameras.count > 1, RequestOption.video), (request.microphones.count > 1, .audio),
         ]
         where several {
-            let use = ContainerFormat.extensions(where: { holdingSeveral.contains($0.muxer) })
+            let holds = { (format: ContainerFormat) in option == .video ? format.holdsVideo : format.holdsAudio }
+            // A container that holds none of this kind is refused for that by the checks after.
+            guard outputs.file == nil || holds(outputs.container) else { continue }
+            let use = ContainerFormat.extensions(where: { holdingSeveral.contains($0.muxer) && holds($0) })
             // Beside a file, a stream carries the first camera and microphone (`StreamSelection`).
             if outputs.file == nil, let stream = outputs.streams.first {
                 throw .plan(.holdsOneOfEach(option, output: "streams (\(stream.muxer))", use: use))

@@ -8,6 +8,23 @@ import Testing
         "lavfi:sine=frequency=440:sample_rate=48000", "lavfi:sine=frequency=880:sample_rate=44100",
     ]
 
+    /// A refusal speaks of the kind the output holds: .y4m holds no audio at all (not "one
+    /// microphone"), and .m4a is offered for microphones, never for cameras.
+    @Test func refusalsNameWhatTheOutputHolds() throws {
+        let scratch = try RecordScratch()
+        let audio = try BuiltBinary.run([
+            "record", "--video", "test", "--audio", "test", "--audio", Self.microphones[0], "--frames", "5",
+            scratch.path("x.y4m"),
+        ])
+        #expect(audio.status == 64)
+        #expect(!audio.stderr.contains("one microphone"), "\(audio.stderr)")
+        let video = try BuiltBinary.run([
+            "record", "--video", "test", "--video", Self.cameras[0], "--frames", "5", scratch.path("x.y4m"),
+        ])
+        #expect(video.status == 64)
+        #expect(video.stderr.contains(".mkv") && !video.stderr.contains(".m4a"), "\(video.stderr)")
+    }
+
     @Test(arguments: ["mkv", "mp4"])
     func everyDeviceIsATrackOfOneFile(ext: String) throws {
         let scratch = try RecordScratch()
@@ -86,6 +103,8 @@ import Testing
 
     @Test(arguments: [
         (["--video", "test", "--video", "test"], "out.mkv", "same device"),
+        // The user's own spellings, and the device both name.
+        (["--video", "0", "--video", "test"], "out.mkv", "0 (test) and test are the same device"),
         (["--video", "test", "--video", cameras[0]], "out.y4m", ".y4m files hold one camera"),
         (["--audio", "test", "--audio", microphones[0]], "out.wav", ".wav files hold one microphone"),
         (["--video", "test", "--video", cameras[0]], "rtmp://127.0.0.1:9/live/x", "streams (flv) hold one camera"),
