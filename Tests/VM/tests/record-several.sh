@@ -78,13 +78,22 @@ done
 # it the recording ends with 74 and every track is finalized up to there.
 both=(--codec raw --video /dev/video10 --video-size 320x180 --framerate 30 --video /dev/video11
     --video-size 320x180 --framerate 30 --audio $mic --duration 10 --json)
-"$CAPTURE" record "${both[@]}" --reconnect "$out/lost.mkv" >"$VM_OUT/lost.out" 2>"$VM_OUT/lost.err" &
-pid=$!
-appeared "$out/lost.mkv" >/dev/null || true
-sleep 3
-v4l2-ctl -d /dev/video11 -c disconnect=1
-rc=0
-wait $pid || rc=$?
+
+# Records both cameras into $out/NAME.mkv (stdout and stderr in $VM_OUT/NAME.out and .err) with
+# ARGS, unplugs the second 3 s after the file appeared, and prints the exit status.
+lose_second() { # NAME ARGS...
+    local name=$1 rc=0 pid
+    shift
+    "$CAPTURE" record "${both[@]}" "$@" "$out/$name.mkv" >"$VM_OUT/$name.out" 2>"$VM_OUT/$name.err" &
+    pid=$!
+    appeared "$out/$name.mkv" >/dev/null || true
+    sleep 3
+    v4l2-ctl -d /dev/video11 -c disconnect=1
+    wait $pid || rc=$?
+    echo "$rc"
+}
+
+rc=$(lose_second lost --reconnect)
 check_eq "one camera lost, --reconnect: exit 0" 0 "$rc"
 check_eq "one camera lost, --reconnect: the lost camera came back once" 1 \
     "$(json "$VM_OUT/lost.out" "d['cameras'][1]['reconnects']")"
@@ -96,13 +105,7 @@ duration=$(value "$out/lost.mkv" format=duration)
 check "one camera lost, --reconnect: the file lasts 10 s +- 0.5 ($duration)" near "$duration" 10 0.5
 rm -f "$out/lost.mkv"
 
-"$CAPTURE" record "${both[@]}" "$out/ended.mkv" >"$VM_OUT/ended.out" 2>"$VM_OUT/ended.err" &
-pid=$!
-appeared "$out/ended.mkv" >/dev/null || true
-sleep 3
-v4l2-ctl -d /dev/video11 -c disconnect=1
-rc=0
-wait $pid || rc=$?
+rc=$(lose_second ended)
 check_eq "one camera lost: exit 74" 74 "$rc"
 check "one camera lost: stderr names it" grep -q "/dev/video11" "$VM_OUT/ended.err"
 check_eq "one camera lost: every track finalized" $'video\nvideo\naudio' "$(value "$out/ended.mkv" stream=codec_type)"
