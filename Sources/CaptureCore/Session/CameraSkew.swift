@@ -12,7 +12,8 @@ enum CameraSkew {
         var offset = Double(mine - theirs).truncatingRemainder(dividingBy: interval)
         if offset > interval / 2 { offset -= interval }
         if offset <= -interval / 2 { offset += interval }
-        return (offset / 1000 * 1000).rounded() / 1000
+        // Microseconds, rounded, as milliseconds.
+        return offset.rounded() / 1000
     }
 
     /// How much faster (positive) or slower than its nominal rate the camera ran over the

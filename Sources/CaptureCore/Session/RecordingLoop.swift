@@ -280,8 +280,10 @@ struct RecordingLoop {
         case .video(let video):
             video.noteDropped(times: session.queue.takeDropped(lane: lane).map { $0 - t0 }, before: item.arrival)
             try video.process(item.packet, time: time, arrival: item.arrival, mux: mux)
+            // Most frames end here: the cameras are gone through only once this one is done.
+            guard video.done else { return }
             let cameras = session.tracks.compactMap(\.video)
-            guard video.done, cameras.allSatisfy(\.done) else { return }
+            guard cameras.allSatisfy(\.done) else { return }
             if let frames = session.plan.frameLimit, cameras.allSatisfy({ $0.written >= frames }) {
                 policy.reason = .frames
             }
@@ -289,10 +291,9 @@ struct RecordingLoop {
             try releaseTail(t0: t0)
         case .audio(let audio):
             // Held once it reaches a camera's last frame interval while that camera runs on.
-            let pending = session.tracks.compactMap(\.video).filter { !$0.done }
-            let holdFrom = pending.compactMap { (camera) -> Int64? in
-                camera.endTime.map { $0 - Rescale.microseconds(ofSlot: 1, rate: camera.rate) }
-            }.min()
+            let holdFrom = session.tracks.lazy.compactMap(\.video).filter { !$0.done }
+                .compactMap { camera in camera.endTime.map { $0 - Rescale.microseconds(ofSlot: 1, rate: camera.rate) } }
+                .min()
             if let holdFrom, !tail.packets.isEmpty || time >= holdFrom {
                 tail.packets.append((lane, item))
                 return
