@@ -31,8 +31,8 @@ struct RecordCommand: Command {
             HLS: an OUTPUT ending in .m3u8 is an HLS playlist with its MPEG-TS segments beside it \
             (cam.m3u8: cam-00000.ts, cam-00001.ts ...), H.264 and AAC, for any web server to serve \
             while it grows. Each segment starts with a keyframe and lasts --segment-time (2 s \
-            unless given). The playlist lists every segment, or with --keep N the last N, older \
-            ones deleted. It lists only complete segments, also after a crash; a recording that \
+            unless given). The playlist lists every segment, or with --keep N the last N, and with \
+            --max-total-size the newest that fit in that size, older ones deleted. It lists only complete segments, also after a crash; a recording that \
             ends (Ctrl-C included) marks it ended.
 
             Streaming: an output that is an rtmp:// or rtmps:// URL is sent to that server as FLV \

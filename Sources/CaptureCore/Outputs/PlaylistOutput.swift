@@ -6,11 +6,13 @@ import Glibc
 /// goes on.
 ///
 /// Each segment starts with a keyframe asked of the encoder at each multiple of the segment
-/// length (`wantsKeyframe(at:)`), where the muxer then cuts. Without `--keep` the playlist is an
-/// event playlist that lists every segment; with it, a sliding window of that many, the older
-/// segments deleted as they leave it. The muxer writes each segment and then the playlist under
-/// a temporary name and renames it when complete, so a recording killed at any moment leaves a
-/// playlist whose every segment is whole; a finished one ends with `#EXT-X-ENDLIST`.
+/// length (`wantsKeyframe(at:)`), where the muxer then cuts. The muxer writes each segment under
+/// a temporary name, renames it when complete and then lists it in its working playlist; the
+/// recorder reads that after every packet and writes the playlist itself (`PlaylistWindow`),
+/// also under a temporary name renamed when complete, so a recording killed at any moment
+/// leaves a playlist whose every segment is whole. Without limits it is an event playlist that
+/// lists every segment; `--keep` and `--max-total-size` make it a sliding window, the older
+/// segments deleted as they leave it. A finished one ends with `#EXT-X-ENDLIST`.
 ///
 /// Not thread-safe: the recording loop's thread only.
 final class PlaylistOutput: RecordingOutput {
@@ -18,6 +20,14 @@ final class PlaylistOutput: RecordingOutput {
     private let plan: PlaylistPlan
     private let container: OutputContainer
     private let replacing: Bool
+    /// The muxer's working playlist (`PlaylistPlan.workingPlaylist`).
+    private let working: String
+    /// The working playlist as last read (inode, size, modification), so it is parsed only when
+    /// the muxer wrote it again.
+    private var workingStamp: [Int] = []
+    /// The header tags of the working playlist.
+    private var header: [String] = []
+    private var window: PlaylistWindow
     /// Where the next keyframe is asked for, microseconds from the start.
     private var nextCut: Int64
     /// The write failure that ended it: the muxer is then left without its trailer, which would
@@ -36,6 +46,8 @@ final class PlaylistOutput: RecordingOutput {
         self.path = path
         self.plan = plan
         self.replacing = replacing
+        working = PlaylistPlan.workingPlaylist(path)
+        window = PlaylistWindow(retention: plan.retention)
         container = try OutputContainer(name: path, formatName: "hls")
         nextCut = Self.microseconds(plan.segmentSeconds)
     }
@@ -44,7 +56,7 @@ final class PlaylistOutput: RecordingOutput {
     var carriesRecording: Bool { true }
     var wantsGlobalHeader: Bool { container.wantsGlobalHeader }
     var started: Bool { container.headerWritten }
-    var bytesWritten: Int64 { segmentFiles().reduce(0) { $0 + $1.bytes } }
+    var bytesWritten: Int64 { window.listed.reduce(0) { $0 + $1.bytes } }
 
     func addStream(_ source: StreamSource) throws(FFmpegError) -> Int { try container.addStream(source) }
 
@@ -63,7 +75,7 @@ final class PlaylistOutput: RecordingOutput {
             try claim()
             do {
                 // `file:` keeps a colon in the path from being read as a protocol.
-                try container.writeHeader(to: "file:" + path, options: plan.muxerOptions(playlist: path))
+                try container.writeHeader(to: "file:" + working, options: plan.muxerOptions(playlist: path))
             } catch {
                 throw .creatingFailed(error, path: path, formatName: "hls")
             }
@@ -80,6 +92,7 @@ final class PlaylistOutput: RecordingOutput {
         } catch {
             throw .writeFailed(error, subject: path, kept: "the playlist and its segments")
         }
+        try update()
     }
 
     /// Takes the playlist's name before the muxer writes anything: the name is created
@@ -89,7 +102,7 @@ final class PlaylistOutput: RecordingOutput {
     private func claim() throws(CaptureError) {
         try PlaylistPlan.check(playlist: path, replacing: replacing)
         if replacing {
-            for old in PlaylistPlan.segments(beside: path) { unlink(old) }
+            for old in PlaylistPlan.segments(beside: path) + [working, working + ".tmp"] { unlink(old) }
             return
         }
         let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
@@ -107,10 +120,9 @@ final class PlaylistOutput: RecordingOutput {
     /// Checks, before each packet, that the folder has room for what the muxer may write with
     /// it: every packet its interleaving queue may hold (those within `interleaveWindow` of the
     /// latest, with MPEG-TS's packetization on top, 188 bytes for every 184), at a cut the rest
-    /// of the segment (its 32 KiB buffer), and the playlist again. FFmpeg's hls muxer does not
-    /// report a failed write, and writes the playlist again, empty, over the last whole one when
-    /// the disk is full; so a full file system is caught here, and the playlist stays as last
-    /// written.
+    /// of the segment (its 32 KiB buffer), and the playlists again. FFmpeg's hls muxer does not
+    /// report a failed write, and would cut a segment short and list it when the disk is full;
+    /// so a full file system is caught here, and the playlist stays as last written.
     ///
     /// - Throws: `.writeFailed` with `ENOSPC` (74).
     private func checkRoom() throws(CaptureError) {
@@ -131,51 +143,105 @@ final class PlaylistOutput: RecordingOutput {
     func finish(_ recorded: RecordedStreams) -> OutputReport {
         var report = OutputReport(name: path, bytes: 0)
         guard container.headerWritten else { return report }
-        if let failure {
+        defer {
+            unlink(working)
+            unlink(working + ".tmp")
+        }
+        if failure == nil {
+            do {
+                try container.finish()
+                try update()
+            } catch let error as FFmpegError {
+                failure = .writeFailed(error, subject: path, kept: "the playlist and its segments")
+            } catch {
+                failure = error as? CaptureError
+            }
+        } else {
             container.abandon()
             for partial in PlaylistPlan.segments(beside: path) where partial.hasSuffix(".tmp") { unlink(partial) }
-            report.failure = failure
-            report.segments = segmentFiles().count
-            report.bytes = bytesWritten
-            report.duration = recorded.encodedDuration
-            return report
         }
-        do {
-            try container.finish()
-        } catch {
-            report.failure = .writeFailed(error, subject: path, kept: "the playlist and its segments")
-        }
-        let files = segmentFiles()
-        report.segments = files.count
-        report.bytes = files.reduce(0) { $0 + $1.bytes }
+        report.failure = failure
+        report.segments = window.listed.count
+        report.bytes = bytesWritten
         report.duration = recorded.encodedDuration
-        do {
-            let reading = try InputContainer(url: "file:" + path, format: "hls")
-            try reading.findStreamInfo()
-            if reading.streamCount != recorded.count, report.failure == nil {
-                report.failure = .io(
-                    subject: path,
-                    reason:
-                        "the finished playlist reads back with \(reading.streamCount) streams instead of \(recorded.count)"
-                )
-            }
-        } catch {
-            if report.failure == nil {
-                report.failure = .io(subject: path, reason: "the finished playlist does not read back: \(error)")
-            }
-        }
+        if failure == nil { report.failure = readBack(streams: recorded.count) }
         return report
     }
 
-    /// The segment files the playlist lists now, with their sizes in bytes.
-    private func segmentFiles() -> [(path: String, bytes: Int64)] {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return [] }
-        let folder = path.pathDirectory
-        return text.split(separator: "\n").filter { !$0.hasPrefix("#") && !$0.isEmpty }.map { line in
-            let file = folder.isEmpty || line.hasPrefix("/") ? String(line) : folder.pathAppending(String(line))
-            var status = stat()
-            return (file, stat(file, &status) == 0 ? Int64(status.st_size) : 0)
+    /// Reads the finished playlist back as a player would; what is wrong with it, if anything.
+    private func readBack(streams: Int) -> CaptureError? {
+        do {
+            let reading = try InputContainer(url: "file:" + path, format: "hls")
+            try reading.findStreamInfo()
+            guard reading.streamCount == streams else {
+                return .io(
+                    subject: path,
+                    reason: "the finished playlist reads back with \(reading.streamCount) streams instead of \(streams)"
+                )
+            }
+            return nil
+        } catch {
+            return .io(subject: path, reason: "the finished playlist does not read back: \(error)")
         }
+    }
+
+    /// Takes in what the muxer's working playlist lists since it was last read: each new
+    /// segment joins the window, the playlist is written again, and the segments the limits no
+    /// longer keep are deleted once it no longer lists them.
+    ///
+    /// - Throws: `.writeFailed` when the playlist cannot be written (74).
+    private func update() throws(CaptureError) {
+        var status = stat()
+        guard stat(working, &status) == 0 else { return }
+        let stamp = [
+            Int(status.st_ino), Int(status.st_size), status.st_mtim.tv_sec, status.st_mtim.tv_nsec,
+        ]
+        guard stamp != workingStamp, let text = try? String(contentsOfFile: working, encoding: .utf8) else { return }
+        workingStamp = stamp
+        let read = MediaPlaylist(parsing: text)
+        header = read.header
+        for segment in read.segments where segment.sequence >= window.nextSequence {
+            window.add(.init(segment: segment, bytes: Self.size(of: file(segment.uri))))
+        }
+        let open = PlaylistPlan.segmentName(playlist: path, number: window.nextSequence) + ".tmp"
+        let gone = window.apply(currentBytes: read.ended ? 0 : Self.size(of: open))
+        try publish(ended: read.ended)
+        for entry in gone { unlink(file(entry.segment.uri)) }
+    }
+
+    /// Writes the playlist of the segments listed, under a temporary name renamed when whole.
+    ///
+    /// - Throws: `.writeFailed` naming the cause (74); the playlist stays as last written.
+    private func publish(ended: Bool) throws(CaptureError) {
+        let listing = MediaPlaylist(header: header, segments: window.listed.map(\.segment), ended: ended)
+        let text = listing.text(targetSeconds: Int(plan.segmentSeconds), event: plan.isEvent)
+        let temporary = path + ".tmp"
+        let cause = Self.write(Array(text.utf8), to: temporary) ?? (rename(temporary, path) == 0 ? nil : .current)
+        guard let cause else { return }
+        unlink(temporary)
+        failure = .writeFailed(FFmpegError(-cause.rawValue, call: "write"), subject: path, kept: "the playlist")
+        throw failure!
+    }
+
+    /// Writes `bytes` into a new file; the cause when it cannot (a short write: the disk is full).
+    private static func write(_ bytes: [UInt8], to file: String) -> Errno? {
+        let fd = Glibc.open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return .current }
+        let count = Glibc.write(fd, bytes, bytes.count)
+        let cause: Errno? = count < 0 ? .current : count < bytes.count ? Errno(rawValue: ENOSPC) : nil
+        return Glibc.close(fd) == 0 || cause != nil ? cause : .current
+    }
+
+    /// A listed URI's file: relative to the playlist's folder.
+    private func file(_ uri: String) -> String {
+        let folder = path.pathDirectory
+        return folder.isEmpty || uri.hasPrefix("/") ? uri : folder.pathAppending(uri)
+    }
+
+    /// A file's size in bytes; 0 when it is not there.
+    private static func size(of file: String) -> Int64 {
+        var status = stat()
+        return stat(file, &status) == 0 ? Int64(status.st_size) : 0
     }
 
     private static func microseconds(_ seconds: Double) -> Int64 { Int64((seconds * 1e6).rounded()) }

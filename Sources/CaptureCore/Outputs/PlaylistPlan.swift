@@ -8,16 +8,31 @@ public struct PlaylistPlan: Sendable, Equatable {
     /// multiple of it.
     public let segmentSeconds: Double
     /// How many segments the playlist lists, a sliding window whose older segments are deleted;
-    /// nil: every one (an event playlist, which players may seek back through).
+    /// nil: no limit by count.
     public let keep: Int?
+    /// The most bytes its segments may take on disk, the one being written included; the
+    /// oldest leave the playlist and the disk first. Nil: no limit by size.
+    public let maxTotalBytes: Int64?
 
     /// The length when none is asked, in seconds: FFmpeg's own (`hls_time`).
     public static let defaultSegmentSeconds = 2.0
 
-    public init(segmentSeconds: Double, keep: Int?) {
+    public init(segmentSeconds: Double, keep: Int?, maxTotalBytes: Int64? = nil) {
         self.segmentSeconds = segmentSeconds
         self.keep = keep
+        self.maxTotalBytes = maxTotalBytes
     }
+
+    /// The limits that choose the segments kept.
+    var retention: RetentionPolicy { RetentionPolicy(keep: keep, maxTotalBytes: maxTotalBytes) }
+
+    /// An event playlist lists every segment, and players may seek back through all of it: one
+    /// without limits.
+    public var isEvent: Bool { retention.isEmpty }
+
+    /// How many segments the muxer's working playlist lists: enough to see each new one, as it
+    /// is read after every packet.
+    static let workingWindow = 5
 
     /// Microseconds of decode time the muxer's interleaving queue may span
     /// (`max_interleave_delta`, 10 s unless set): what it may hold back is bounded, so the room
@@ -25,19 +40,26 @@ public struct PlaylistPlan: Sendable, Equatable {
     static let interleaveWindow: Int64 = 1_000_000
 
     /// The hls muxer's options for the playlist at `path`: MPEG-TS segments beside it, named
-    /// after it (`cam.m3u8` gives `cam-00000.ts`, ...); segments and playlist written under a
-    /// temporary name (`NAME.tmp`) and renamed when complete, so whatever a reader finds is whole.
+    /// after it (`cam.m3u8` gives `cam-00000.ts`, ...), each written under a temporary name
+    /// (`NAME.tmp`) and renamed when complete, so whatever a reader finds is whole. The muxer's
+    /// own playlist is a working one (`workingPlaylist`) listing the newest few; the recorder
+    /// lists and deletes the segments itself (`PlaylistWindow`), as the muxer's window counts
+    /// segments only and cannot hold a size budget.
     func muxerOptions(playlist path: String) -> [String: String] {
-        var flags = ["temp_file", "independent_segments"]
-        if keep != nil { flags.append("delete_segments") }
-        var options = [
-            "hls_time": DurationValue.text(segmentSeconds), "hls_list_size": "\(keep ?? 0)",
+        [
+            "hls_time": DurationValue.text(segmentSeconds), "hls_list_size": "\(Self.workingWindow)",
             "hls_segment_type": "mpegts", "hls_segment_filename": Self.segmentPattern(playlist: path),
-            "hls_flags": flags.joined(separator: "+"), "max_interleave_delta": "\(Self.interleaveWindow)",
+            "hls_flags": "temp_file+independent_segments", "max_interleave_delta": "\(Self.interleaveWindow)",
         ]
-        // An event playlist only grows: players may offer the whole recording while it goes on.
-        if keep == nil { options["hls_playlist_type"] = "event" }
-        return options
+    }
+
+    /// Where the muxer writes its working playlist for the playlist at `path`: hidden beside it
+    /// (`.cam.m3u8`), as its segments' URIs are relative to its folder. Removed when the
+    /// recording ends.
+    static func workingPlaylist(_ path: String) -> String {
+        let name = "." + path.pathLastComponent
+        let folder = path.pathDirectory
+        return folder.isEmpty ? name : folder.pathAppending(name)
     }
 
     /// The muxer's pattern for the segments of the playlist at `path`: `cam.m3u8` ->
@@ -79,7 +101,7 @@ public struct PlaylistPlan: Sendable, Equatable {
                     + "name it with letters, digits, '-', '_', '.' and '~' only")
         }
         let longest = segmentName(playlist: name, number: 99999).utf8.count
-        if max(name.utf8.count, longest) + ".tmp".count > Int(NAME_MAX) {
+        if max(workingPlaylist(name).utf8.count, longest) + ".tmp".count > Int(NAME_MAX) {
             throw .usage(
                 "'\(name)': too long for its segments' names (\(NAME_MAX) bytes at most with .tmp); shorten it")
         }

@@ -44,18 +44,27 @@ public struct RetentionPolicy: Hashable, Sendable {
     ///   - currentBytes: the bytes the file being written takes, or is expected to take.
     public func deletions(among files: [SeriesFile], current: String?, currentBytes: Int64 = 0) -> [SeriesFile] {
         let finished = files.filter { $0.path != current }.sorted(by: SeriesFile.olderFirst)
+        return Array(finished.prefix(firstKept(sizes: finished.map(\.bytes), currentBytes: currentBytes)))
+    }
+
+    /// How many of the oldest finished files the limits leave out.
+    ///
+    /// - Parameters:
+    ///   - sizes: the finished files' sizes in bytes, oldest first.
+    ///   - currentBytes: the bytes the file being written takes, or is expected to take.
+    func firstKept(sizes: [Int64], currentBytes: Int64) -> Int {
         var doomed = 0
-        if let keep, finished.count > keep { doomed = finished.count - keep }
+        if let keep, sizes.count > keep { doomed = sizes.count - keep }
         if let maxTotalBytes {
-            var total = finished[doomed...].reduce(currentBytes) { $0 + $1.bytes }
+            var total = sizes[doomed...].reduce(currentBytes, +)
             // The newest finished file stays whatever the budget: a series never deletes itself
             // down to nothing.
-            while total > maxTotalBytes && doomed < finished.count - 1 {
-                total -= finished[doomed].bytes
+            while total > maxTotalBytes && doomed < sizes.count - 1 {
+                total -= sizes[doomed]
                 doomed += 1
             }
         }
-        return Array(finished.prefix(doomed))
+        return doomed
     }
 
     /// The oldest files whose deletion frees at least `bytes` (a full disk), or all but the newest

@@ -106,21 +106,20 @@ public enum RecordingPlanner {
     }
 
     /// The segments and window of an HLS recording (a `.m3u8` output); nil for any other.
-    /// `--segment-time` is its segment length (2 s unless given), `--keep` its window.
+    /// `--segment-time` is its segment length (2 s unless given), `--keep` and `--max-total-size`
+    /// its window.
     ///
     /// - Throws: `.usage` for a playlist name a URL would misread or without `.m3u8`, a segment
-    ///   length out of range or not whole, and for the options a playlist does not take (a
-    ///   segment size, a total size, UTC names, standard output).
+    ///   length out of range or not whole, `--keep` below 1, and for the options a
+    ///   playlist does not take (a segment size, UTC names, standard output).
     static func playlist(_ request: RecordingRequest, outputs: OutputPlan) throws(CaptureError) -> PlaylistPlan? {
         guard outputs.container.muxer == "hls", let file = outputs.file else { return nil }
         if outputs.toStandardOutput {
             throw .usage("an HLS playlist is a playlist file and its segments, not a pipe; give a .m3u8 path")
         }
         try PlaylistPlan.checkName(file)
-        if request.segmentSize != nil || request.retention.maxTotalBytes != nil {
-            throw .usage(
-                "an HLS playlist cuts its segments by time and keeps them by count: use \(.segmentTime) and \(.keep), "
-                    + "not \(request.segmentSize != nil ? RequestOption.segmentSize : .maxTotalSize)")
+        if request.segmentSize != nil {
+            throw .usage("an HLS playlist cuts its segments by time: use \(.segmentTime), not \(.segmentSize)")
         }
         if request.utc { throw .usage("\(.utc) names segments by time; an HLS playlist numbers them") }
         let seconds = request.segmentTime ?? PlaylistPlan.defaultSegmentSeconds
@@ -129,7 +128,9 @@ public enum RecordingPlanner {
         if seconds != seconds.rounded() {
             throw .usage("\(.segmentTime) of an HLS playlist takes whole seconds, not \(DurationValue.text(seconds))")
         }
-        return PlaylistPlan(segmentSeconds: seconds, keep: request.retention.keep)
+        try request.retention.validate(segmentBytes: nil)
+        return PlaylistPlan(
+            segmentSeconds: seconds, keep: request.retention.keep, maxTotalBytes: request.retention.maxTotalBytes)
     }
 
     /// Checks that need no device: options that need a source or a codec, pixel formats, and

@@ -15,8 +15,10 @@ import Testing
         #expect(plan.video?.codec == .h264)
         let options = try #require(plan.playlist).muxerOptions(playlist: "live/cam.m3u8")
         #expect(options["hls_segment_filename"] == "./live/cam-%05d.ts")
-        #expect(options["hls_playlist_type"] == "event" && options["hls_list_size"] == "0")
+        #expect(plan.playlist?.isEvent == true)
+        // The recorder deletes segments itself, by its window.
         #expect(options["hls_flags"]?.contains("delete_segments") == false)
+        #expect(PlaylistPlan.workingPlaylist("live/cam.m3u8") == "live/.cam.m3u8")
     }
 
     @Test func segmentTimeAndKeepMakeASlidingWindow() throws {
@@ -25,10 +27,16 @@ import Testing
         request.retention.keep = 3
         let plan = try #require(try RecordingPlanner.plan(request, survey: DeviceSurvey(video: Self.test)).playlist)
         #expect(plan == PlaylistPlan(segmentSeconds: 4, keep: 3))
-        let options = plan.muxerOptions(playlist: "cam.m3u8")
-        #expect(options["hls_time"] == "4" && options["hls_list_size"] == "3")
-        #expect(options["hls_playlist_type"] == nil)
-        #expect(options["hls_flags"]?.contains("delete_segments") == true)
+        #expect(!plan.isEvent)
+        #expect(plan.muxerOptions(playlist: "cam.m3u8")["hls_time"] == "4")
+    }
+
+    @Test func maxTotalSizeIsItsBudget() throws {
+        var request = RecordingRequest(video: .test, output: "cam.m3u8")
+        request.retention.maxTotalBytes = 1 << 30
+        let plan = try #require(try RecordingPlanner.plan(request, survey: DeviceSurvey(video: Self.test)).playlist)
+        #expect(plan == PlaylistPlan(segmentSeconds: 2, keep: nil, maxTotalBytes: 1 << 30))
+        #expect(!plan.isEvent)
     }
 
     @Test func keepWithoutSegmentsIsStillRefusedForAFile() {
