@@ -18,7 +18,10 @@ struct RecordCommand: Command {
             device delivers. --video-size, --framerate and --input-format apply to the --video \
             they follow (given before any --video, to every camera that sets none itself); \
             --sample-rate and --channels likewise to the --audio they follow. --control is the \
-            first camera's, and a stream beside the file carries the first camera and microphone.
+            first camera's, and a stream beside the file carries the first camera and microphone. \
+            A device field in OUTPUT writes a file per device on the one clock: %d (or %{index}, \
+            which segment templates need) for its number, cameras first, and %{name} for its name \
+            (take%d.mp4: take0.mp4, take1.mp4 ...).
 
             Segments: with --segment-time or --segment-size, OUTPUT is a template for a series of \
             files, each complete on its own and starting with a keyframe, cut without a pause: \
@@ -32,8 +35,9 @@ struct RecordCommand: Command {
             (cam.m3u8: cam-00000.ts, cam-00001.ts ...), H.264 and AAC, for any web server to serve \
             while it grows. Each segment starts with a keyframe and lasts --segment-time (2 s \
             unless given). The playlist lists every segment, or with --keep N the last N, and with \
-            --max-total-size the newest that fit in that size, older ones deleted. It lists only complete segments, also after a crash; a recording that \
-            ends (Ctrl-C included) marks it ended.
+            --max-total-size the newest that fit in that size, older ones deleted. It lists only \
+            complete segments, also after a crash; a recording that ends (Ctrl-C included) marks \
+            it ended.
 
             Streaming: an output that is an rtmp:// or rtmps:// URL is sent to that server as FLV \
             (H.264 and AAC), an rtsp:// URL to an RTSP server that takes a publisher (ANNOUNCE and \

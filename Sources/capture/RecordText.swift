@@ -70,6 +70,11 @@ extension RecordCommand {
         }
         if let controls = s.controls { out += ControlsText.recorded(controls) }
         if let segments = s.segments { out += "  segments: \(segments) file\(segments == 1 ? "" : "s")\n" }
+        for file in s.files ?? [] {
+            let series = file.segments.map { ", \($0) segment\($0 == 1 ? "" : "s")" } ?? ""
+            out +=
+                "  file: \(file.path): \(String(cFormat: "%.2f", file.duration)) s, \(byteText(file.fileSize))\(series)\n"
+        }
         out += "  stopped by: \(s.stopReason)\n"
         if let problem = s.finishProblem { out += "  note: \(problem)\n" }
         let streams = s.streams ?? []

@@ -2,8 +2,9 @@
 /// packet is given to all, all are flushed, asked for news, and finished once.
 ///
 /// The outputs that take a reference to a packet (streams) get it before the one that takes its
-/// payload (the file or the series). At most one output carries the recording; without one (a
-/// recording that only streams) it ends once every output is lost for good.
+/// payload (the file or the series). The recording lives in its carriers: one file or series, or
+/// with a per-device name one for each device; without any (a recording that only streams) it
+/// ends once every output is lost for good.
 ///
 /// Not thread-safe: the recording loop's thread only.
 final class OutputTee {
@@ -13,14 +14,14 @@ final class OutputTee {
         self.outputs = outputs.filter { !$0.carriesRecording } + outputs.filter(\.carriesRecording)
     }
 
-    /// The output the recording lives in; nil when it only streams.
-    var carrier: (any RecordingOutput)? { outputs.last { $0.carriesRecording } }
+    /// The outputs the recording lives in; none when it only streams.
+    var carriers: [any RecordingOutput] { outputs.filter(\.carriesRecording) }
     var wantsGlobalHeader: Bool { outputs.contains { $0.wantsGlobalHeader } }
     var storesNoTimestamps: Bool { outputs.contains { $0.storesNoTimestamps } }
-    /// True once a packet reached the carrier, or with none, any output.
-    var started: Bool { carrier?.started ?? outputs.contains { $0.started } }
-    /// The carrier's bytes, or with none, those sent over every output.
-    var bytesWritten: Int64 { carrier?.bytesWritten ?? outputs.reduce(0) { $0 + $1.bytesWritten } }
+    /// True once a packet reached a carrier, or with none, any output.
+    var started: Bool { (carriers.isEmpty ? outputs : carriers).contains { $0.started } }
+    /// The carriers' bytes, or with none, those sent over every output.
+    var bytesWritten: Int64 { (carriers.isEmpty ? outputs : carriers).reduce(0) { $0 + $1.bytesWritten } }
 
     /// Adds a stream to every output.
     ///
@@ -40,7 +41,7 @@ final class OutputTee {
         for output in outputs { output.start() }
     }
 
-    /// - Throws: what the carrier throws (`RecordingOutput.write`).
+    /// - Throws: what a carrier throws (`RecordingOutput.write`).
     func write(_ packet: Packet, stream: Int) throws(CaptureError) {
         for output in outputs { try output.write(packet, stream: stream) }
     }
@@ -63,7 +64,7 @@ final class OutputTee {
     /// For a recording with no carrier: the error that ends it once every output is lost for
     /// good (exit 74); nil otherwise. With a carrier the recording goes on whatever the rest do.
     var allLost: CaptureError? {
-        guard carrier == nil, !outputs.isEmpty else { return nil }
+        guard carriers.isEmpty, !outputs.isEmpty else { return nil }
         let lost = outputs.compactMap { output in output.lostReason.map { (output.name, $0) } }
         guard lost.count == outputs.count, let first = lost.first else { return nil }
         return .io(subject: first.0, reason: "the stream ended: \(first.1)")
@@ -74,10 +75,10 @@ final class OutputTee {
     }
 
     /// True when any output wants a keyframe at `time`; every one is asked.
-    func wantsKeyframe(at time: Int64) throws(CaptureError) -> Bool {
+    func wantsKeyframe(at time: Int64, stream: Int) throws(CaptureError) -> Bool {
         var wanted = false
         for output in outputs {
-            if try output.wantsKeyframe(at: time) { wanted = true }
+            if try output.wantsKeyframe(at: time, stream: stream) { wanted = true }
         }
         return wanted
     }
@@ -88,10 +89,11 @@ final class OutputTee {
 
     /// Finishes every output, streams first.
     ///
-    /// - Returns: the carrier's report (nil without one), and every report in `outputs`' order.
-    func finish(_ recorded: RecordedStreams) -> (carrier: OutputReport?, all: [OutputReport]) {
+    /// - Returns: the carriers' reports (none when it only streams), and every report in
+    ///   `outputs`' order.
+    func finish(_ recorded: RecordedStreams) -> (carriers: [OutputReport], all: [OutputReport]) {
         let all = outputs.map { $0.finish(recorded) }
-        return (outputs.lastIndex { $0.carriesRecording }.map { all[$0] }, all)
+        return (outputs.indices.filter { outputs[$0].carriesRecording }.map { all[$0] }, all)
     }
 
     func close(timeout: Double) {

@@ -61,7 +61,7 @@ final class PlaylistOutput: RecordingOutput {
     func addStream(_ source: StreamSource) throws(FFmpegError) -> Int { try container.addStream(source) }
 
     /// A keyframe at each multiple of the segment length, where the muxer then cuts.
-    func wantsKeyframe(at time: Int64) throws(CaptureError) -> Bool {
+    func wantsKeyframe(at time: Int64, stream: Int) throws(CaptureError) -> Bool {
         guard time >= nextCut else { return false }
         let length = Self.microseconds(plan.segmentSeconds)
         nextCut = (time / length + 1) * length

@@ -13,15 +13,20 @@ struct StreamSource {
     /// True for the first camera's and the first microphone's streams: what an output that
     /// holds one of each takes (`StreamSelection`).
     var firstOfItsKind = true
+    /// The device it comes from: its index among the recording's tracks (cameras first).
+    var device = 0
 
-    static func encoder(_ encoder: Encoder, title: String? = nil, first: Bool = true) -> StreamSource {
-        StreamSource(feed: .encoder(encoder), title: title, firstOfItsKind: first)
+    static func encoder(_ encoder: Encoder, title: String? = nil, first: Bool = true, device: Int = 0) -> StreamSource {
+        StreamSource(feed: .encoder(encoder), title: title, firstOfItsKind: first, device: device)
     }
 
     static func copy(
-        _ input: InputContainer, stream: Int, timeBase: Rational, title: String? = nil, first: Bool = true
+        _ input: InputContainer, stream: Int, timeBase: Rational, title: String? = nil, first: Bool = true,
+        device: Int = 0
     ) -> StreamSource {
-        StreamSource(feed: .copy(input, stream: stream, timeBase: timeBase), title: title, firstOfItsKind: first)
+        StreamSource(
+            feed: .copy(input, stream: stream, timeBase: timeBase), title: title, firstOfItsKind: first,
+            device: device)
     }
 }
 
@@ -45,19 +50,41 @@ extension OutputContainer {
 
 /// What the recording's streams held at its end, for an output to check itself against.
 struct RecordedStreams {
-    /// Streams the recording has: 1 or 2 (video, audio).
-    var count: Int
+    /// What one stream got.
+    struct Stream {
+        var isVideo: Bool
+        /// Frames or samples written.
+        var written: Int
+        /// Seconds from the start to the end of its last frame or sample.
+        var end: Double
+        /// Seconds a video's frames span at its rate, from the first one's slot to the end of the
+        /// last one's; nil for audio. The length of a raw stream whose demuxer reads none (.h264).
+        var frameSpan: Double?
+    }
+
+    /// The recording's streams, in their order in the outputs.
+    var streams: [Stream]
+
+    /// Streams the recording has.
+    var count: Int { streams.count }
     /// Streams that got at least one frame or sample.
-    var withData: Int
+    var withData: Int { streams.filter { $0.written > 0 }.count }
     /// True when anything was encoded or copied.
     var wroteAnything: Bool { withData > 0 }
     /// One picture and nothing else: where packets carry no duration (.nut) it has no length.
-    var onePicture: Bool
+    var onePicture: Bool {
+        streams.filter(\.isVideo).reduce(0) { $0 + $1.written } == 1
+            && streams.allSatisfy { $0.isVideo || $0.written == 0 }
+    }
     /// Seconds from the start to the end of the last frame or sample written.
-    var encodedDuration: Double
-    /// Seconds the video's frames span at its rate, from the first one's slot to the end of the
-    /// last one's; nil without video. The length of a raw stream whose demuxer reads none (.h264).
-    var frameSpan: Double?
+    var encodedDuration: Double { ((streams.map(\.end).max() ?? 0) * 1000).rounded() / 1000 }
+    /// The first video stream's frame span; nil without video.
+    var frameSpan: Double? { streams.first(where: \.isVideo)?.frameSpan }
+
+    /// The streams at `indices` only: what an output fed some of them holds.
+    func subset(_ indices: [Int]) -> RecordedStreams {
+        RecordedStreams(streams: indices.filter { streams.indices.contains($0) }.map { streams[$0] })
+    }
 }
 
 /// How one output ended, for the summary.
@@ -78,6 +105,22 @@ struct OutputReport {
     /// What went wrong finishing an output that carries the recording: its trailer, or a file
     /// that does not read back (exit 74).
     var failure: CaptureError?
+}
+
+extension OutputReport {
+    /// One report for the outputs the recording lives in: the one's own, or for a file per
+    /// device, under `name` their bytes and segments summed, the longest duration and the first
+    /// problem; nil for none.
+    static func combined(_ reports: [OutputReport], name: String) -> OutputReport? {
+        guard reports.count > 1 else { return reports.first }
+        var report = OutputReport(name: name, bytes: reports.reduce(0) { $0 + $1.bytes })
+        report.duration = reports.compactMap(\.duration).max()
+        let segments = reports.compactMap(\.segments)
+        report.segments = segments.isEmpty ? nil : segments.reduce(0, +)
+        report.finishProblem = reports.lazy.compactMap(\.finishProblem).first
+        report.failure = reports.lazy.compactMap(\.failure).first
+        return report
+    }
 }
 
 /// Anything a recording's packets go to: its file, a series of files, a network stream. The
@@ -127,10 +170,11 @@ protocol RecordingOutput: AnyObject {
     /// Where the recording ends (`--duration`), microseconds from its start.
     func recordingEnds(at time: Int64)
     /// Asked for each video frame that could start something new (a segment), with its time in
-    /// microseconds from the start: true when that frame must be a keyframe.
+    /// microseconds from the start and its stream's index: true when that frame must be a
+    /// keyframe.
     ///
     /// - Throws: `.io` (74) when the next file cannot be opened.
-    func wantsKeyframe(at time: Int64) throws(CaptureError) -> Bool
+    func wantsKeyframe(at time: Int64, stream: Int) throws(CaptureError) -> Bool
     /// Whether the video may have a keyframe at any frame (encoded, or an intra-only copy) or
     /// only where the camera put one.
     func videoKeyframes(anywhere: Bool)
@@ -148,7 +192,7 @@ extension RecordingOutput {
     var lostReason: String? { nil }
     func takeNews() -> (events: [RecordingEvent], warnings: [String]) { ([], []) }
     func recordingEnds(at time: Int64) {}
-    func wantsKeyframe(at time: Int64) throws(CaptureError) -> Bool { false }
+    func wantsKeyframe(at time: Int64, stream: Int) throws(CaptureError) -> Bool { false }
     func videoKeyframes(anywhere: Bool) {}
     func close(timeout: Double) {}
 }

@@ -10,7 +10,7 @@ extension SegmentedOutput: RecordingOutput {
 
     func recordingEnds(at time: Int64) { endTime = time }
 
-    func wantsKeyframe(at time: Int64) throws(CaptureError) -> Bool { try cut(at: time) }
+    func wantsKeyframe(at time: Int64, stream: Int) throws(CaptureError) -> Bool { try cut(at: time) }
 
     func videoKeyframes(anywhere: Bool) { videoCutsAnywhere = anywhere }
 

@@ -54,6 +54,8 @@ final class SegmentedOutput: @unchecked Sendable {
     private var numbers: [String: Int] = [:]
     private var finishedBytes: Int64 = 0
     private var inFlight: Set<String> = []
+    /// Closed segments' events in the order the segments closed, whichever finished first.
+    private var closedOrder = StartOrder<RecordingEvent>()
 
     /// Prepares the first segment's muxer; no file is created yet.
     init(plan: SegmentPlan, formatName: String, options: [String: String], replacing: Bool)
@@ -320,7 +322,10 @@ final class SegmentedOutput: @unchecked Sendable {
         guard let segment = closing else { return }
         closing = nil
         pendingCut = nil
-        lock.withLock { _ = inFlight.insert(segment.path) }
+        let ticket = lock.withLock {
+            inFlight.insert(segment.path)
+            return closedOrder.start()
+        }
         finishers.enter()
         let format = formatName
         let (hasVideo, hasAudio) = (self.hasVideo, self.hasAudio)
@@ -328,7 +333,7 @@ final class SegmentedOutput: @unchecked Sendable {
             let event = segment.finish(formatName: format, hasVideo: hasVideo, hasAudio: hasAudio)
             segment.unlock()
             lock.withLock {
-                record(event)
+                record(event, ticket: ticket)
                 inFlight.remove(segment.path)
             }
             finishers.leave()
@@ -336,8 +341,8 @@ final class SegmentedOutput: @unchecked Sendable {
     }
 
     /// Notes a closed segment; under `lock`.
-    private func record(_ event: RecordingEvent) {
-        events.append(event)
+    private func record(_ event: RecordingEvent, ticket: Int) {
+        events += closedOrder.finish(ticket, event)
         guard let path = event.path else { return }
         finishedPaths.append(path)
         numbers[path] = event.number
@@ -355,7 +360,7 @@ final class SegmentedOutput: @unchecked Sendable {
             let event = segment.finish(formatName: formatName, hasVideo: hasVideo, hasAudio: hasAudio)
             segment.unlock()
             if let problem = event.problem, failure == nil { failure = .io(subject: segment.path, reason: problem) }
-            lock.withLock { record(event) }
+            lock.withLock { record(event, ticket: closedOrder.start()) }
         }
         closing = nil
         closedAll = true

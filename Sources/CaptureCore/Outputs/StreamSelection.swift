@@ -1,6 +1,6 @@
 /// An output fed some of the recording's streams only: a network stream of a recording with
 /// several cameras or microphones carries the first of each (FLV, RTSP and SRT servers take one
-/// video and one audio stream). The streams it takes are numbered from 0 in it; packets of the
+/// video and one audio stream); a file of a per-device template, its device's. The streams it takes are numbered from 0 in it; packets of the
 /// others pass it by. Everything else is the wrapped output's.
 ///
 /// Not thread-safe: the recording loop's thread only, as the output it wraps.
@@ -21,6 +21,11 @@ final class StreamSelection: RecordingOutput {
     /// The first camera's and the first microphone's streams.
     static func firstOfEachKind(_ inner: any RecordingOutput) -> StreamSelection {
         StreamSelection(inner) { $0.firstOfItsKind }
+    }
+
+    /// The streams of the recording's device `device` (its index among the tracks).
+    static func device(_ device: Int, _ inner: any RecordingOutput) -> StreamSelection {
+        StreamSelection(inner) { $0.device == device }
     }
 
     var name: String { inner.name }
@@ -49,8 +54,16 @@ final class StreamSelection: RecordingOutput {
     func flush() throws(CaptureError) { try inner.flush() }
     func takeNews() -> (events: [RecordingEvent], warnings: [String]) { inner.takeNews() }
     func recordingEnds(at time: Int64) { inner.recordingEnds(at: time) }
-    func wantsKeyframe(at time: Int64) throws(CaptureError) -> Bool { try inner.wantsKeyframe(at: time) }
+    /// Only its own streams' frames are asked about: a file of one camera is cut at that
+    /// camera's frames.
+    func wantsKeyframe(at time: Int64, stream: Int) throws(CaptureError) -> Bool {
+        guard let own = indices[stream] else { return false }
+        return try inner.wantsKeyframe(at: time, stream: own)
+    }
     func videoKeyframes(anywhere: Bool) { inner.videoKeyframes(anywhere: anywhere) }
-    func finish(_ recorded: RecordedStreams) -> OutputReport { inner.finish(recorded) }
+    /// Finishes the wrapped output with what its own streams got.
+    func finish(_ recorded: RecordedStreams) -> OutputReport {
+        inner.finish(recorded.subset(indices.sorted { $0.value < $1.value }.map(\.key)))
+    }
     func close(timeout: Double) { inner.close(timeout: timeout) }
 }

@@ -19,6 +19,12 @@ public struct OutputPlan: Sendable {
     public var container: ContainerFormat
     public var streams: [Stream]
 
+    /// True when the file's name holds a device field: one file per device (`DeviceFiles`).
+    func perDevice(_ request: RecordingRequest) -> Bool {
+        guard let file, !toStandardOutput else { return false }
+        return DeviceFiles.isTemplate(file, segments: request.segmentTime != nil || request.segmentSize != nil)
+    }
+
     /// Plans the outputs of `request`.
     ///
     /// - Throws: `CaptureError.usage` (64) for a second file, an unknown container format, a URL or

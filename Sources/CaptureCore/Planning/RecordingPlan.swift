@@ -46,6 +46,9 @@ public struct RecordingPlan: Sendable {
     public let segments: SegmentPlan?
     /// The segments and window of an HLS playlist (`.m3u8`); nil for any other output.
     public let playlist: PlaylistPlan?
+    /// With a per-device file name (`cam%d.mp4`, see `DeviceFiles`): each device's file, or its
+    /// series' template with segments, cameras first; empty when one output takes every device.
+    public let deviceFiles: [String]
 
     /// The camera or video source and what becomes of its frames.
     public struct Video: Sendable {

@@ -31,6 +31,8 @@ extension RecordingPlanner {
     ///
     /// - Throws: `.plan(.holdsOneOfEach)` (64).
     static func checkSeveral(_ request: RecordingRequest, outputs: OutputPlan) throws(CaptureError) {
+        // Each device's file of a per-device name holds that device only.
+        if outputs.perDevice(request) { return }
         for (several, option) in [
             (request.cameras.count > 1, RequestOption.video), (request.microphones.count > 1, .audio),
         ]
@@ -47,8 +49,9 @@ extension RecordingPlanner {
             // by one, so a second camera's segment would start without one.
             if option == .video && (request.segmentTime != nil || request.segmentSize != nil) {
                 throw .usage(
-                    "segments of several cameras are not supported: a segment must start with a keyframe of "
-                        + "every camera; record one file, or one camera per command")
+                    "segments of several cameras in one file are not supported: a segment must start with a "
+                        + "keyframe of every camera; give each camera its series with %{index} in the name "
+                        + "(cam%{index}-%n.mkv), or record one file")
             }
             if !holdingSeveral.contains(outputs.container.muxer) {
                 throw .plan(.holdsOneOfEach(option, output: ".\(outputs.container.fileExtension) files", use: use))

@@ -21,10 +21,10 @@ public enum RecordingPlanner {
         let template = try segmentTemplate(request, outputs: outputs)
         if try playlist(request, outputs: outputs) != nil, let file = outputs.file {
             try PlaylistPlan.check(playlist: file, replacing: request.force)
-        } else if let template {
+        } else if let template, !outputs.perDevice(request) {
             // The first segment's name; later ones are refused as they come if they exist.
             try OutputFile.check(path: template.path(number: 1, date: Date()), replacing: request.force)
-        } else if let file = outputs.file, !outputs.toStandardOutput {
+        } else if let file = outputs.file, !outputs.toStandardOutput, !outputs.perDevice(request) {
             try OutputFile.check(path: file, replacing: request.force)
         }
         let cameras = try resolve(request.cameras.map(\.device), kind: .video)
@@ -36,7 +36,13 @@ public enum RecordingPlanner {
         for device in defaultCamera.map({ [$0] }) ?? cameras {
             survey.cameras.append(try DeviceSurvey.entry(for: device, kind: .video))
         }
-        return try plan(request, survey: survey, checked: (outputs, template))
+        let plan = try plan(request, survey: survey, checked: (outputs, template))
+        for file in plan.deviceFiles {
+            let first =
+                template == nil ? file : try OutputTemplate(file, utc: request.utc).path(number: 1, date: Date())
+            try OutputFile.check(path: first, replacing: request.force)
+        }
+        return plan
     }
 
     /// Plans `request` on the surveyed devices. Pure.
@@ -78,6 +84,11 @@ public enum RecordingPlanner {
         for (entry, asked) in zip(survey.cameras, cameraRequests(request, count: survey.cameras.count)) {
             videos.append(try video(request, asked, entry: entry, container: container))
         }
+        var deviceFiles: [String] = []
+        if let file = outputs.file, outputs.perDevice(request) {
+            let names = videos.map(\.device.name) + audios.map(\.device.name)
+            deviceFiles = try DeviceFiles.paths(file, names: names, segments: template != nil)
+        }
         return RecordingPlan(
             output: outputs.file ?? request.output, outputs: outputs, container: container, force: request.force,
             muxerOptions: muxerOptions(for: container), videos: videos, audios: audios, duration: request.duration,
@@ -90,7 +101,7 @@ public enum RecordingPlanner {
                     template: $0, seconds: request.segmentTime, bytes: request.segmentSize,
                     retention: request.retention)
             },
-            playlist: try playlist(request, outputs: outputs))
+            playlist: try playlist(request, outputs: outputs), deviceFiles: deviceFiles)
     }
 
     /// Refuses a segment length under 1 s (a cut waits for the last frames of the segment before
@@ -129,8 +140,19 @@ public enum RecordingPlanner {
             throw .usage("\(.segmentTime) of an HLS playlist takes whole seconds, not \(DurationValue.text(seconds))")
         }
         try request.retention.validate(segmentBytes: nil)
+        try checkBudget(request.retention)
         return PlaylistPlan(
             segmentSeconds: seconds, keep: request.retention.keep, maxTotalBytes: request.retention.maxTotalBytes)
+    }
+
+    /// Refuses a size budget below 1M, as a segment size below 1M is: a budget that small keeps
+    /// next to nothing, each segment deleted about as soon as it is finished.
+    ///
+    /// - Throws: `.usage` (64).
+    static func checkBudget(_ retention: RetentionPolicy) throws(CaptureError) {
+        if let bytes = retention.maxTotalBytes, bytes < 1 << 20 {
+            throw .usage("\(.maxTotalSize) takes 1M or more, not \(bytes) bytes")
+        }
     }
 
     /// Checks that need no device: options that need a source or a codec, pixel formats, and
@@ -183,13 +205,10 @@ public enum RecordingPlanner {
                     + "or with \(.audioCodec, "pcm") into .mkv")
         }
         try request.retention.validate(segmentBytes: request.segmentSize)
-        // Refused as a segment size below 1M is: a budget that small keeps next to nothing, each
-        // segment deleted about as soon as it is finished (with a segment size, the check against
-        // one segment has said so already).
-        if let bytes = request.retention.maxTotalBytes, bytes < 1 << 20 {
-            throw .usage("\(.maxTotalSize) takes 1M or more, not \(bytes) bytes")
-        }
-        let template = try OutputTemplate(file, utc: request.utc)
+        try checkBudget(request.retention)
+        // A per-device template is checked as the first device's would be.
+        let pattern = outputs.perDevice(request) ? DeviceFiles.path(file, index: 0, name: "name", segments: true) : file
+        let template = try OutputTemplate(pattern, utc: request.utc)
         if !template.numbersFiles, let seconds = request.segmentTime, seconds < template.finestPeriod ?? .infinity {
             throw .usage(
                 "\(file): its names change \(template.finestPeriod.map { "every \(DurationValue.text($0)) s" } ?? "never"), "

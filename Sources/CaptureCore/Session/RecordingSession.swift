@@ -106,7 +106,9 @@ public final class RecordingSession {
         let outputs = outputs
         let cameras = tracks.cameras
         for camera in cameras {
-            camera.video?.cutPoint = { (time) throws(CaptureError) in try outputs.wantsKeyframe(at: time) }
+            guard let path = camera.video else { continue }
+            let stream = path.stream
+            path.cutPoint = { (time) throws(CaptureError) in try outputs.wantsKeyframe(at: time, stream: stream) }
         }
         if !cameras.isEmpty {
             // A camera's own H.264, copied, has keyframes only where the camera put them.

@@ -120,6 +120,21 @@ public struct RecordingSummary: Codable, Hashable, Sendable {
     /// For a recording cut into segments: how many files it opened (`output` is the template,
     /// `file_size` the bytes of them all, deleted ones included).
     public var segments: Int? = nil
+    /// With a per-device file name (`cam%d.mp4`): each device's file, or its series' template,
+    /// cameras first (`output` is the name as given, `file_size` the bytes of them all,
+    /// `duration` the longest); nil otherwise.
+    public var files: [File]? = nil
+
+    /// One device's file.
+    public struct File: Codable, Hashable, Sendable {
+        public var path: String
+        /// Bytes on disk.
+        public var fileSize: Int64
+        /// Seconds it lasts as it reads back (for a series, as encoded).
+        public var duration: Double
+        /// How many files its series opened; nil without segments.
+        public var segments: Int?
+    }
 }
 
 /// A snapshot for the progress line, taken at most four times a second.

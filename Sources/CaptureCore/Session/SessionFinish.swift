@@ -18,19 +18,20 @@ extension RecordingSession {
             if failure == nil { failure = error }
         }
         let started = outputs.started
-        let (main, reports) = outputs.finish(recordedStreams)
+        let (carriers, reports) = outputs.finish(recordedStreams)
+        let main = OutputReport.combined(carriers, name: plan.output)
         _ = reportOutputs()
         guard started else {
             // Nothing reached the file, so there is no file: report why.
             let nothing =
-                outputs.carrier == nil
+                carriers.isEmpty
                 ? "\(reports.first?.name ?? plan.output): nothing was streamed; no frame or sample arrived before the stop"
                 : "\(plan.output): nothing was recorded; no frame or sample arrived before the stop"
             throw failure ?? .failed(nothing)
         }
         let streams = reports.compactMap(\.stream)
-        // The summary is the carrier's (the file, the series); a recording that only streams
-        // reports the first stream's URL and the bytes sent over all of them.
+        // The summary is the carriers' (the file, the series, each device's file); a recording
+        // that only streams reports the first stream's URL and the bytes sent over all of them.
         if failure == nil { failure = main?.failure }
         var summary = RecordingSummary(
             output: main?.name ?? reports.first?.name ?? plan.output, container: plan.container.muxer, video: nil,
@@ -39,6 +40,13 @@ extension RecordingSession {
             stopReason: failure == nil ? stopReason.text : StopReason.error.text, error: failure.map { "\($0)" })
         summary.finishProblem = main?.finishProblem
         summary.segments = main?.segments
+        if !plan.deviceFiles.isEmpty {
+            // A series reads back as no one file: its device's stream's length as encoded.
+            summary.files = carriers.enumerated().map { device, report in
+                let duration = report.duration ?? recordedStreams.subset([device]).encodedDuration
+                return .init(path: report.name, fileSize: report.bytes, duration: duration, segments: report.segments)
+            }
+        }
         var cameras: [RecordingSummary.Video] = []
         let firstCamera = tracks.cameras.first?.video
         for track in tracks.cameras {

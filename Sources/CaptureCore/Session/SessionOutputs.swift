@@ -6,7 +6,8 @@ extension RecordingSession {
 
     /// Adds a stream fed by `encoder` for `device` to every output, at the same index.
     func addOutputStream(encoder: Encoder, device: Device) throws(FFmpegError) -> Int {
-        try outputs.addStream(.encoder(encoder, title: streamTitle(device), first: isFirst(device)))
+        try outputs.addStream(
+            .encoder(encoder, title: streamTitle(device), first: isFirst(device), device: deviceIndex(device)))
     }
 
     /// Adds a stream of `device`'s packets as they are to every output.
@@ -14,7 +15,9 @@ extension RecordingSession {
         throws(FFmpegError) -> Int
     {
         try outputs.addStream(
-            .copy(input, stream: index, timeBase: timeBase, title: streamTitle(device), first: isFirst(device)))
+            .copy(
+                input, stream: index, timeBase: timeBase, title: streamTitle(device), first: isFirst(device),
+                device: deviceIndex(device)))
     }
 
     /// The title of `device`'s stream: its name and stable id when the recording has several
@@ -24,6 +27,12 @@ extension RecordingSession {
         guard several else { return nil }
         let stable = device.v4l2?.stablePath ?? device.group
         return stable.map { "\(device.name) (\($0))" } ?? device.name
+    }
+
+    /// The device's number in the recording: cameras first, then microphones, each in the order
+    /// given, as the tracks and a per-device template's files are numbered.
+    private func deviceIndex(_ device: Device) -> Int {
+        (plan.videos.map(\.device) + plan.audios.map(\.device)).firstIndex(of: device) ?? 0
     }
 
     /// True for the first camera and the first microphone.
@@ -36,35 +45,30 @@ extension RecordingSession {
 
     /// Where the last frame or sample ends on the recording's clock, seconds, as a file would
     /// last: for a recording with no single file to read back.
-    var encodedDuration: Double {
-        let ends = tracks.map { (track) -> Double in
-            switch track.chain {
-            case .video(let path): return Double(path.endOfLastFrame ?? 0) / 1e6
-            case .audio(let path):
-                let start = Double((path.firstTime ?? 0) - path.leadingSilence) / 1e6
-                return start + Double(path.samples) / Double(path.encoder.sampleRate)
-            }
-        }
-        return ((ends.max() ?? 0) * 1000).rounded() / 1000
-    }
+    var encodedDuration: Double { recordedStreams.encodedDuration }
 
     /// What the tracks wrote, for the outputs to check themselves against at the end.
     var recordedStreams: RecordedStreams {
-        let frames = tracks.compactMap(\.video).map(\.written)
-        let samples = tracks.compactMap(\.audio).map(\.samples)
-        return RecordedStreams(
-            count: tracks.count, withData: frames.filter { $0 > 0 }.count + samples.filter { $0 > 0 }.count,
-            onePicture: frames.reduce(0, +) == 1 && samples.allSatisfy { $0 == 0 },
-            encodedDuration: encodedDuration, frameSpan: frameSpan)
+        RecordedStreams(
+            streams: tracks.map { (track) in
+                switch track.chain {
+                case .video(let path):
+                    return .init(
+                        isVideo: true, written: path.written, end: Double(path.endOfLastFrame ?? 0) / 1e6,
+                        frameSpan: Self.frameSpan(path))
+                case .audio(let path):
+                    let start = Double((path.firstTime ?? 0) - path.leadingSilence) / 1e6
+                    let end = start + Double(path.samples) / Double(path.encoder.sampleRate)
+                    return .init(isVideo: false, written: Int(path.samples), end: end)
+                }
+            })
     }
 
-    /// The recording's length as its frames give it, from the first frame's slot to the end of the
+    /// A camera's length as its frames give it, from the first frame's slot to the end of the
     /// last one's at the stream's rate (the frames in the file over the rate, once empty slots are
-    /// filled): for a raw stream with no index, whose demuxer reads no duration (`.h264`), which
-    /// holds one camera.
-    private var frameSpan: Double? {
-        guard let path = tracks.cameras.first?.video, let first = path.tally.firstSlot,
-            let last = path.tally.lastSlot, path.rate.doubleValue > 0
+    /// filled): for a raw stream with no index, whose demuxer reads no duration (`.h264`).
+    private static func frameSpan(_ path: VideoPath) -> Double? {
+        guard let first = path.tally.firstSlot, let last = path.tally.lastSlot, path.rate.doubleValue > 0
         else { return nil }
         return (Double(last - first + 1) / path.rate.doubleValue * 1e6).rounded() / 1e6
     }

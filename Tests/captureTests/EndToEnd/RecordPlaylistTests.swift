@@ -115,20 +115,20 @@ import Testing
     /// folder keeps no more than it on disk; every listed segment is there and plays.
     @Test func maxTotalSizeIsASizeBudget() async throws {
         let scratch = try RecordScratch()
-        let budget = 500 << 10
+        let budget = 1 << 20
         let result = try await Self.record(
             [
-                "--video", "test", "--audio", "test", "--duration", "9", "--segment-time", "1", "--max-total-size",
-                "500K", scratch.path("cam.m3u8"),
+                "--video", "test", "--audio", "test", "--duration", "12", "--segment-time", "1", "--max-total-size",
+                "1M", scratch.path("cam.m3u8"),
             ], in: scratch)
         #expect(result.exit?.status == 0, "\(result.stderr)")
         let playlist = try Playlist(scratch.path("cam.m3u8"))
         #expect(playlist.ended && !playlist.text.contains("PLAYLIST-TYPE"), "\(playlist.text)")
-        // The newest ones, in order, up to the ninth (each 1 s of the 640x480 pattern takes
-        // about 135 KB, so nine never fit in 500 KiB).
+        // The newest ones, in order, up to the twelfth (each 1 s of the 640x480 pattern takes
+        // about 135 KB, so twelve never fit in 1 MiB).
         let numbers = playlist.segments.compactMap { Int($0.name.dropFirst("cam-".count).prefix(5)) }
-        #expect(!numbers.isEmpty && numbers.count < 9 && numbers.last == 8, "\(playlist.text)")
-        #expect(numbers == Array((numbers.first ?? 0)...8), "\(numbers)")
+        #expect(!numbers.isEmpty && numbers.count < 12 && numbers.last == 11, "\(playlist.text)")
+        #expect(numbers == Array((numbers.first ?? 0)...11), "\(numbers)")
         #expect(playlist.text.contains("#EXT-X-MEDIA-SEQUENCE:\(numbers.first ?? -1)\n"), "\(playlist.text)")
         let files = try FileManager.default.contentsOfDirectory(atPath: scratch.url.path)
         let sizes = try files.filter { $0.hasPrefix("cam-") }.map { name in
@@ -226,6 +226,7 @@ import Testing
 
     @Test(arguments: [
         ["--segment-size", "5M"], ["--utc"], ["--segment-time", "0.5"], ["--segment-time", "2.5"], ["--keep", "0"],
+        ["--max-total-size", "500K"],
     ])
     func optionsAPlaylistDoesNotTakeExit64(options: [String]) throws {
         let scratch = try RecordScratch()
