@@ -8,11 +8,12 @@ let package = Package(
         .executable(name: "capture", targets: ["capture"]),
     ],
     targets: [
-        // FFmpeg's libraries through pkg-config. libavdevice.pc does not pull the others in, so
-        // module.modulemap links each one.
+        // FFmpeg's libraries through pkg-config. libavformat.pc does not pull the others in, so
+        // module.modulemap links each one. libavdevice is not linked: CShim loads it when a
+        // device is first opened (CShim_avdevice_register_all).
         .systemLibrary(
             name: "CFFmpeg",
-            pkgConfig: "libavdevice",
+            pkgConfig: "libavformat",
             providers: [
                 .apt([
                     "libavdevice-dev", "libavformat-dev", "libavcodec-dev", "libswscale-dev",
@@ -32,7 +33,8 @@ let package = Package(
             providers: [.apt(["libpulse-dev"])]
         ),
         // Stand-ins for what Swift cannot import: the kernel's VIDIOC_* macros (linux/videodev2.h),
-        // variadic ioctl(2), and the variadic log callbacks of FFmpeg and libasound.
+        // variadic ioctl(2), the variadic log callbacks of FFmpeg and libasound; and libavdevice,
+        // loaded on first use.
         .target(
             name: "CShim",
             dependencies: ["CFFmpeg", "CALSA"]

@@ -2,7 +2,9 @@
 #include "CShim.h"
 
 #include <alsa/asoundlib.h>
+#include <dlfcn.h>
 #include <errno.h>
+#include <libavdevice/version_major.h>
 #include <libavutil/log.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -78,4 +80,43 @@ void CShim_install_alsa_log_sink(CShim_log_sink sink) {
 
 int CShim_set_thread_name(pthread_t thread, const char *name) {
     return pthread_setname_np(thread, name);
+}
+
+#define CSHIM_TEXT(x) #x
+#define CSHIM_NUMBER_TEXT(x) CSHIM_TEXT(x)
+static const char avdevice_soname[] = "libavdevice.so." CSHIM_NUMBER_TEXT(LIBAVDEVICE_VERSION_MAJOR);
+
+static pthread_once_t avdevice_once = PTHREAD_ONCE_INIT;
+static void (*avdevice_register_all_function)(void);
+static unsigned (*avdevice_version_function)(void);
+static char avdevice_error[512];
+
+static void avdevice_load(void) {
+    // RTLD_LAZY, as the loader binds linked libraries: binding every call of the 70 libraries
+    // up front would cost more than all of them take at run time.
+    void *handle = dlopen(avdevice_soname, RTLD_LAZY | RTLD_LOCAL);
+    if (handle != NULL) {
+        avdevice_register_all_function = (void (*)(void))dlsym(handle, "avdevice_register_all");
+        avdevice_version_function = (unsigned (*)(void))dlsym(handle, "avdevice_version");
+    }
+    if (avdevice_register_all_function == NULL || avdevice_version_function == NULL) {
+        const char *why = dlerror();
+        snprintf(avdevice_error, sizeof avdevice_error, "%s", why ? why : avdevice_soname);
+        avdevice_register_all_function = NULL;
+        avdevice_version_function = NULL;
+        return;
+    }
+    avdevice_register_all_function();
+}
+
+int CShim_avdevice_register_all(void) {
+    pthread_once(&avdevice_once, avdevice_load);
+    if (avdevice_register_all_function != NULL) return 0;
+    av_log(NULL, AV_LOG_ERROR, "cannot load libavdevice: %s\n", avdevice_error);
+    return -1;
+}
+
+unsigned CShim_avdevice_version(void) {
+    pthread_once(&avdevice_once, avdevice_load);
+    return avdevice_version_function != NULL ? avdevice_version_function() : 0;
 }

@@ -39,4 +39,15 @@ void CShim_install_alsa_log_sink(CShim_log_sink sink);
 // is built without. Returns 0, or ERANGE for a name longer than 15 bytes.
 int CShim_set_thread_name(pthread_t thread, const char *name);
 
+// libavdevice needs some 70 libraries of its own (libavfilter, SDL, X11, OpenGL, JACK, OpenAL
+// ...) that only opening a device uses; linked, the loader maps and relocates them all before
+// main, for `list`, `probe` and every refusal too. So it is loaded here on first use instead
+// (dlopen of the soname of the headers built against, once, from any thread).
+// Registers libavdevice's inputs with libavformat (avdevice_register_all), so that
+// av_find_input_format finds v4l2, alsa, pulse and lavfi. Returns 0, or -1 when the library
+// cannot be loaded, after logging dlerror()'s text through av_log as an error.
+int CShim_avdevice_register_all(void);
+// avdevice_version() of the library CShim_avdevice_register_all loads, or 0 if it cannot be loaded.
+unsigned CShim_avdevice_version(void);
+
 #endif

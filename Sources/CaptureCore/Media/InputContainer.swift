@@ -1,4 +1,5 @@
 internal import CFFmpeg
+internal import CShim
 import FoundationEssentials
 import Glibc
 
@@ -29,9 +30,11 @@ final class InputContainer: @unchecked Sendable {
         url: String, format: String?, options: [String: String] = [:], audioCodec: String? = nil,
         interrupt: InterruptFlag? = nil
     ) throws(FFmpegError) {
-        Self.registerDevices
         var inputFormat: UnsafePointer<AVInputFormat>?
         if let format {
+            // Device inputs are found by name only once libavdevice, loaded on first use, has
+            // registered them; a failure to load it is logged and shows below as ENOSYS.
+            CShim_avdevice_register_all()
             inputFormat = av_find_input_format(format)
             if inputFormat == nil {
                 throw FFmpegError(CFFmpeg_AVERROR(ENOSYS), call: "av_find_input_format(\(format))")
@@ -73,9 +76,6 @@ final class InputContainer: @unchecked Sendable {
         var pointer: UnsafeMutablePointer<AVFormatContext>? = context
         avformat_close_input(&pointer)
     }
-
-    /// libavdevice's inputs are found by name only after `avdevice_register_all`; once suffices.
-    private static let registerDevices: Void = avdevice_register_all()
 
     /// Reads packets to fill in stream parameters a demuxer leaves open, such as a lavfi graph's
     /// frame rate (`avformat_find_stream_info`). The packets read stay queued for `read`.

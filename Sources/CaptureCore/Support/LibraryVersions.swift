@@ -1,6 +1,7 @@
 internal import CALSA
 internal import CFFmpeg
 internal import CPulse
+internal import CShim
 
 /// The versions of the libraries this build is linked against, read at run time.
 public enum LibraryVersions {
@@ -9,11 +10,13 @@ public enum LibraryVersions {
 
     /// Each libav* library with its run-time version (`avdevice_version()` and friends), in
     /// link order, then libasound (`snd_asoundlib_version()`) and libpulse
-    /// (`pa_get_library_version()`): `[("libavdevice", "59.7.100"), ...]`.
+    /// (`pa_get_library_version()`): `[("libavdevice", "59.7.100"), ...]`. libavdevice is loaded
+    /// for this if no device has loaded it yet; one that cannot be loaded shows as "missing".
     public static var libraries: [(name: String, version: String)] {
         func dotted(_ v: UInt32) -> String { "\(v >> 16).\((v >> 8) & 0xff).\(v & 0xff)" }
+        let avdevice = CShim_avdevice_version()
         return [
-            ("libavdevice", dotted(avdevice_version())),
+            ("libavdevice", avdevice == 0 ? "missing" : dotted(avdevice)),
             ("libavformat", dotted(avformat_version())),
             ("libavcodec", dotted(avcodec_version())),
             ("libswscale", dotted(swscale_version())),
