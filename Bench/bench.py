@@ -6,10 +6,11 @@ then in rounds, capture and ffmpeg alternating, so slow drifts of the machine hi
 alike. Prints one table of medians and capture/ffmpeg ratios (median, min and max of the
 per-round ratios), the targets met or not, a stream and a file from one encode (8, against
 ffmpeg's tee muxer), the live test source at 1080p (7), and the camera
-jobs from the QEMU guest (5: vivid's raw webcam; 6: an MJPEG camera played by v4l2loopback);
+jobs from the QEMU guest (5: vivid's raw webcam; 6: an MJPEG camera played by v4l2loopback; 9:
+two cameras and a microphone in one recording);
 writes all of it, every single run included, as JSON into the results folder.
 
-Usage: Bench/bench.py [--capture PATH] [--rounds N] [--jobs 1,2,3,3d,4,4v,5,6,7,8] [--results DIR]
+Usage: Bench/bench.py [--capture PATH] [--rounds N] [--jobs 1,2,3,3d,4,4v,5,6,7,8,9] [--results DIR]
 """
 
 import argparse
@@ -27,6 +28,7 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import camera  # noqa: E402
 import loopback  # noqa: E402
+import several  # noqa: E402
 import jobs  # noqa: E402
 import live  # noqa: E402
 import measure  # noqa: E402
@@ -234,8 +236,9 @@ def main():
     parser.add_argument("--loopback-rounds", type=int, default=3, help="rounds of job 6 in the guest (default: 3)")
     parser.add_argument("--live-rounds", type=int, default=3,
                         help="rounds of job 7, each 20 s per rate and tool (default: 3)")
-    parser.add_argument("--jobs", default="1,2,3,3d,4,4v,5,6,7,8",
-                        help="which jobs to run (default: 1,2,3,3d,4,4v,5,6,7,8)")
+    parser.add_argument("--several-rounds", type=int, default=3, help="rounds of job 9 in the guest (default: 3)")
+    parser.add_argument("--jobs", default="1,2,3,3d,4,4v,5,6,7,8,9",
+                        help="which jobs to run (default: 1,2,3,3d,4,4v,5,6,7,8,9)")
     parser.add_argument("--results", default=os.path.join(REPO, "bench-results"),
                         help="folder for the JSON results (default: bench-results)")
     options = parser.parse_args()
@@ -300,8 +303,13 @@ def main():
             % (options.loopback_rounds, 1 + options.loopback_rounds))
         data["loopback"] = loopback.run_on_host(capture, options.loopback_rounds, os.path.join(results, "guest-loopback"), REPO)
         data["loopback_summary"] = report.camera_summary(data["loopback"])
+    if "9" in wanted:
+        log("job 9: two cameras and a microphone in the QEMU guest, %d rounds (about %d minutes)"
+            % (options.several_rounds, 1 + options.several_rounds))
+        data["several"] = several.run_on_host(capture, options.several_rounds, os.path.join(results, "guest-several"), REPO)
+        data["several_summary"] = several.summary(data["several"])
 
-    text = report.render(data)
+    text = report.render(data) + "".join("\n" + line for line in data.get("several_summary", []))
     print(text)
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     for name in ("bench-%s.json" % stamp, "latest.json"):
@@ -311,7 +319,7 @@ def main():
         f.write(text + "\n")
     log("results in %s/bench-%s.json (and latest.json, latest.txt)" % (results, stamp))
     failed = [j for j in data["jobs"] if j.get("error")] + [
-        data[k] for k in ("camera", "loopback") if data.get(k, {}).get("error")]
+        data[k] for k in ("camera", "loopback", "several") if data.get(k, {}).get("error")]
     return 1 if failed else 0
 
 

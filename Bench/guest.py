@@ -12,12 +12,16 @@ import sys
 
 
 def run(script, module, capture, rounds, folder, repo, timeout, result):
-    """Runs `script --guest` in the guest with `module` loaded; returns the JSON it wrote to
-    `folder`/`result`, or an "error" entry. Everything else the run left in the folder goes."""
+    """Runs `script --guest` in the guest with `module` loaded (one, or a list loaded in order);
+    returns the JSON it wrote to `folder`/`result`, or an "error" entry. Everything else the run
+    left in the folder goes."""
     python = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
-    argv = [os.path.join(repo, "Tests", "VM", "run-in-guest"), "--module", module, "--share", folder,
-            "--timeout", str(timeout), "--", python, os.path.abspath(script), "--guest",
-            "--capture", capture, "--rounds", str(rounds), "--folder", folder]
+    modules = [module] if isinstance(module, str) else module
+    argv = [os.path.join(repo, "Tests", "VM", "run-in-guest")]
+    for each in modules:
+        argv += ["--module", each]
+    argv += ["--share", folder, "--timeout", str(timeout), "--", python, os.path.abspath(script), "--guest",
+             "--capture", capture, "--rounds", str(rounds), "--folder", folder]
     done = subprocess.run(argv, capture_output=True, text=True)
     path = os.path.join(folder, result)
     if not os.path.exists(path):
