@@ -36,6 +36,8 @@ enum OptionNames {
         case .maxTotalSize: "--max-total-size"
         case .utc: "--utc"
         case .also: "--also"
+        case .streamVideo: "--stream-video"
+        case .streamAudio: "--stream-audio"
         case .format: "--format"
         case .connectTimeout: "--connect-timeout"
         case .reconnectTimeout: "--reconnect-timeout"

@@ -18,7 +18,8 @@ struct RecordCommand: Command {
             device delivers. --video-size, --framerate and --input-format apply to the --video \
             they follow (given before any --video, to every camera that sets none itself); \
             --sample-rate and --channels likewise to the --audio they follow. --control is the \
-            first camera's, and a stream beside the file carries the first camera and microphone. \
+            first camera's, and a stream beside the file carries the first camera and microphone \
+            (--stream-video and --stream-audio choose others). \
             A device field in OUTPUT writes a file per device on the one clock: %d (or %{index}, \
             which segment templates need) for its number, cameras first, and %{name} for its name \
             (take%d.mp4: take0.mp4, take1.mp4 ...).
@@ -108,6 +109,14 @@ struct RecordCommand: Command {
             .option(
                 "--also", "output",
                 help: "Another output from the same encode: a file or a stream URL; repeat for more.", repeats: true),
+            .option(
+                "--stream-video", "n",
+                help: "With several cameras, the one the network streams carry: its number among the cameras "
+                    + "in the order given, from 0.", default: "0"),
+            .option(
+                "--stream-audio", "n",
+                help: "With several microphones, the one the network streams carry, as --stream-video.",
+                default: "0"),
             .option(
                 "--format", "name",
                 help: "Container for the output where its name does not say: flv, mpegts (udp://, tcp://), mkv ..."),

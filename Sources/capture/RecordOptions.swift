@@ -148,6 +148,8 @@ struct RecordOptions {
         request.frames = try number("--frames", 1...Int(Int32.max))
         request.stallTimeout = try number("--stall-timeout", 0.1...3600.0) ?? 5
         request.also = arguments.values("--also")
+        request.streamCamera = try number("--stream-video", 0...Int(Int32.max))
+        request.streamMicrophone = try number("--stream-audio", 0...Int(Int32.max))
         request.format = arguments.value("--format")
         request.connectTimeout = try number("--connect-timeout", 0.1...600.0) ?? 5
         let reconnectTimeout = try number("--reconnect-timeout", 0.0...86400.0)

@@ -17,6 +17,8 @@ public enum RequestOption: String, Sendable, Hashable, CaseIterable {
     case utc
     /// Streaming: more outputs, the container, time limits of a connection, the rate cap.
     case also, format, connectTimeout, reconnectTimeout, maxRate, bufferSize
+    /// Which camera and which microphone the network streams carry.
+    case streamVideo, streamAudio
     /// Saving a camera's controls to a profile.
     case saveControls
     /// Loading a profile onto a camera.
@@ -56,6 +58,8 @@ public enum RequestOption: String, Sendable, Hashable, CaseIterable {
         case .maxTotalSize: "the size budget"
         case .utc: "UTC times in names"
         case .also: "another output"
+        case .streamVideo: "the camera the streams carry"
+        case .streamAudio: "the microphone the streams carry"
         case .format: "the container format"
         case .connectTimeout: "the connect timeout"
         case .reconnectTimeout: "the reconnect timeout"

@@ -10,23 +10,24 @@ struct StreamSource {
     /// The stream's title in the container's metadata (the device, for a recording of several
     /// of a kind); nil: none.
     var title: String?
-    /// True for the first camera's and the first microphone's streams: what an output that
-    /// holds one of each takes (`StreamSelection`).
-    var firstOfItsKind = true
-    /// The device it comes from: its index among the recording's tracks (cameras first).
-    var device = 0
+    /// Where its device stands in the recording.
+    struct Origin {
+        var isVideo = true
+        /// Its index among the devices of its kind, in the order given.
+        var indexInKind = 0
+        /// Its index among the recording's tracks (cameras first).
+        var device = 0
+    }
+    var origin = Origin()
 
-    static func encoder(_ encoder: Encoder, title: String? = nil, first: Bool = true, device: Int = 0) -> StreamSource {
-        StreamSource(feed: .encoder(encoder), title: title, firstOfItsKind: first, device: device)
+    static func encoder(_ encoder: Encoder, title: String? = nil, origin: Origin = .init()) -> StreamSource {
+        StreamSource(feed: .encoder(encoder), title: title, origin: origin)
     }
 
     static func copy(
-        _ input: InputContainer, stream: Int, timeBase: Rational, title: String? = nil, first: Bool = true,
-        device: Int = 0
+        _ input: InputContainer, stream: Int, timeBase: Rational, title: String? = nil, origin: Origin = .init()
     ) -> StreamSource {
-        StreamSource(
-            feed: .copy(input, stream: stream, timeBase: timeBase), title: title, firstOfItsKind: first,
-            device: device)
+        StreamSource(feed: .copy(input, stream: stream, timeBase: timeBase), title: title, origin: origin)
     }
 }
 

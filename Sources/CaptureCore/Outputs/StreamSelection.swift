@@ -1,6 +1,6 @@
 /// An output fed some of the recording's streams only: a network stream of a recording with
-/// several cameras or microphones carries the first of each (FLV, RTSP and SRT servers take one
-/// video and one audio stream); a file of a per-device template, its device's. The streams it takes are numbered from 0 in it; packets of the
+/// several cameras or microphones carries one of each (FLV, RTSP and SRT servers take one video
+/// and one audio stream); a file of a per-device template, its device's. The streams it takes are numbered from 0 in it; packets of the
 /// others pass it by. Everything else is the wrapped output's.
 ///
 /// Not thread-safe: the recording loop's thread only, as the output it wraps.
@@ -18,14 +18,15 @@ final class StreamSelection: RecordingOutput {
         self.takes = takes
     }
 
-    /// The first camera's and the first microphone's streams.
-    static func firstOfEachKind(_ inner: any RecordingOutput) -> StreamSelection {
-        StreamSelection(inner) { $0.firstOfItsKind }
+    /// One camera's and one microphone's streams: indices among the cameras and the
+    /// microphones.
+    static func carrying(camera: Int, microphone: Int, _ inner: any RecordingOutput) -> StreamSelection {
+        StreamSelection(inner) { $0.origin.indexInKind == ($0.origin.isVideo ? camera : microphone) }
     }
 
     /// The streams of the recording's device `device` (its index among the tracks).
     static func device(_ device: Int, _ inner: any RecordingOutput) -> StreamSelection {
-        StreamSelection(inner) { $0.device == device }
+        StreamSelection(inner) { $0.origin.device == device }
     }
 
     var name: String { inner.name }

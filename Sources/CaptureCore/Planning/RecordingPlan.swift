@@ -46,6 +46,10 @@ public struct RecordingPlan: Sendable {
     public let segments: SegmentPlan?
     /// The segments and window of an HLS playlist (`.m3u8`); nil for any other output.
     public let playlist: PlaylistPlan?
+    /// Which camera and which microphone the network streams carry: indices among `videos` and
+    /// `audios`.
+    public let streamCamera: Int
+    public let streamMicrophone: Int
     /// With a per-device file name (`cam%d.mp4`, see `DeviceFiles`): each device's file, or its
     /// series' template with segments, cameras first; empty when one output takes every device.
     public let deviceFiles: [String]

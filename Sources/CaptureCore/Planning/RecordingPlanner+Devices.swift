@@ -31,6 +31,7 @@ extension RecordingPlanner {
     ///
     /// - Throws: `.plan(.holdsOneOfEach)` (64).
     static func checkSeveral(_ request: RecordingRequest, outputs: OutputPlan) throws(CaptureError) {
+        try checkStreamChoice(request, outputs: outputs)
         // Each device's file of a per-device name holds that device only.
         if outputs.perDevice(request) { return }
         for (several, option) in [
@@ -55,6 +56,31 @@ extension RecordingPlanner {
             }
             if !holdingSeveral.contains(outputs.container.muxer) {
                 throw .plan(.holdsOneOfEach(option, output: ".\(outputs.container.fileExtension) files", use: use))
+            }
+        }
+    }
+
+    /// Refuses a choice of what the streams carry without a stream, or of a device the recording
+    /// does not have.
+    ///
+    /// - Throws: `.usage` (64).
+    static func checkStreamChoice(_ request: RecordingRequest, outputs: OutputPlan) throws(CaptureError) {
+        for (chosen, option, count, kind) in [
+            // A request that names no device records the default camera.
+            (
+                request.streamCamera, RequestOption.streamVideo,
+                request.video == nil && request.audio == nil ? 1 : request.cameras.count, "camera"
+            ),
+            (request.streamMicrophone, .streamAudio, request.microphones.count, "microphone"),
+        ] {
+            guard let chosen else { continue }
+            if outputs.streams.isEmpty {
+                throw .usage("\(option) chooses what a network stream carries; the recording has none")
+            }
+            if chosen >= count {
+                let have =
+                    count == 0 ? "no \(kind)" : count == 1 ? "one \(kind) (0)" : "\(count) \(kind)s (0 to \(count - 1))"
+                throw .usage("\(option, "\(chosen)"): the recording has \(have)")
             }
         }
     }

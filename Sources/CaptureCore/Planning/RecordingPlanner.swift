@@ -101,7 +101,8 @@ public enum RecordingPlanner {
                     template: $0, seconds: request.segmentTime, bytes: request.segmentSize,
                     retention: request.retention)
             },
-            playlist: try playlist(request, outputs: outputs), deviceFiles: deviceFiles)
+            playlist: try playlist(request, outputs: outputs), streamCamera: request.streamCamera ?? 0,
+            streamMicrophone: request.streamMicrophone ?? 0, deviceFiles: deviceFiles)
     }
 
     /// Refuses a segment length under 1 s (a cut waits for the last frames of the segment before

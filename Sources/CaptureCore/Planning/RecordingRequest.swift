@@ -54,6 +54,11 @@ public struct RecordingRequest: Sendable {
 
     /// More outputs fed by the same capture and encode: a file or a stream URL each.
     public var also: [String] = []
+    /// Which camera the network streams carry: its index among the cameras in the order given,
+    /// from 0; nil: the first. A server takes one video and one audio stream.
+    public var streamCamera: Int?
+    /// Which microphone the network streams carry, as `streamCamera`; nil: the first.
+    public var streamMicrophone: Int?
     /// The muxer for `output` where its name does not say: `mpegts`, `flv`, `nut` ...
     public var format: String?
     /// Seconds to connect to a streaming server at the start.

@@ -26,9 +26,10 @@ enum OutputFactory {
         settings.writeTimeout = max(plan.connectTimeout, 5)
         for stream in plan.outputs.streams {
             LibraryLog.shared.hide(stream.target.secrets, in: stream.target.url, as: stream.target.printable)
-            // A server takes one video and one audio stream: of several, the first of each.
+            // A server takes one video and one audio stream: of several, the chosen ones.
             outputs.append(
-                StreamSelection.firstOfEachKind(
+                StreamSelection.carrying(
+                    camera: plan.streamCamera, microphone: plan.streamMicrophone,
                     StreamOutput(target: stream.target, formatName: stream.muxer, settings: settings)))
         }
         return OutputTee(outputs)

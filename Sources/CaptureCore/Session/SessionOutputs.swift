@@ -6,8 +6,7 @@ extension RecordingSession {
 
     /// Adds a stream fed by `encoder` for `device` to every output, at the same index.
     func addOutputStream(encoder: Encoder, device: Device) throws(FFmpegError) -> Int {
-        try outputs.addStream(
-            .encoder(encoder, title: streamTitle(device), first: isFirst(device), device: deviceIndex(device)))
+        try outputs.addStream(.encoder(encoder, title: streamTitle(device), origin: origin(device)))
     }
 
     /// Adds a stream of `device`'s packets as they are to every output.
@@ -15,9 +14,7 @@ extension RecordingSession {
         throws(FFmpegError) -> Int
     {
         try outputs.addStream(
-            .copy(
-                input, stream: index, timeBase: timeBase, title: streamTitle(device), first: isFirst(device),
-                device: deviceIndex(device)))
+            .copy(input, stream: index, timeBase: timeBase, title: streamTitle(device), origin: origin(device)))
     }
 
     /// The title of `device`'s stream: its name and stable id when the recording has several
@@ -29,15 +26,14 @@ extension RecordingSession {
         return stable.map { "\(device.name) (\($0))" } ?? device.name
     }
 
-    /// The device's number in the recording: cameras first, then microphones, each in the order
-    /// given, as the tracks and a per-device template's files are numbered.
-    private func deviceIndex(_ device: Device) -> Int {
-        (plan.videos.map(\.device) + plan.audios.map(\.device)).firstIndex(of: device) ?? 0
-    }
-
-    /// True for the first camera and the first microphone.
-    private func isFirst(_ device: Device) -> Bool {
-        device == (device.kind == .video ? plan.video?.device : plan.audio?.device)
+    /// Where the device stands: its index among its kind, and among all devices (cameras first,
+    /// then microphones, each in the order given, as the tracks and a per-device template's
+    /// files are numbered).
+    private func origin(_ device: Device) -> StreamSource.Origin {
+        let cameras = plan.videos.map(\.device)
+        if let index = cameras.firstIndex(of: device) { return .init(isVideo: true, indexInKind: index, device: index) }
+        let index = plan.audios.map(\.device).firstIndex(of: device) ?? 0
+        return .init(isVideo: false, indexInKind: index, device: cameras.count + index)
     }
 
     /// Bytes written so far: the file's, or for a recording with no file, those sent.

@@ -119,3 +119,40 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: file))
     }
 }
+
+/// `--stream-video` and `--stream-audio` choose what a stream beside the file carries.
+@Suite struct RecordStreamChoiceTests {
+    @Test func theChosenCameraAndMicrophoneAreStreamed() throws {
+        let scratch = try RecordScratch()
+        let server = try MediaServer(in: scratch)
+        let file = scratch.path("several.mkv")
+        let result = try BuiltBinary.runNiced([
+            "record", "--video", "test", "--video", RecordSeveralDevicesTests.cameras[1], "--audio", "test",
+            "--audio", RecordSeveralDevicesTests.microphones[1], "--stream-video", "1", "--stream-audio", "1",
+            "--duration", "3", "--also", server.url(key: "chosen"), file,
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try RecordOracle.probe(file).streams.count == 4)
+        let received = try RecordOracle.probe(server.received(key: "chosen"))
+        #expect(received.streams.map(\.type) == ["video", "audio"], "\(received.streams)")
+        // The second camera (320x240) and the second microphone (44.1 kHz).
+        #expect(try #require(received.video?.width) == 320)
+        #expect(received.audio?.sampleRate == 44100)
+    }
+
+    @Test(arguments: [
+        (["--video", "test", "--stream-video", "1", "--also", "rtmp://127.0.0.1:9/live/x"], "one camera (0)"),
+        (
+            ["--video", "test", "--audio", "test", "--stream-audio", "2", "--also", "rtmp://127.0.0.1:9/live/x"],
+            "one microphone (0)"
+        ),
+        (["--video", "test", "--video", RecordSeveralDevicesTests.cameras[0], "--stream-video", "1"], "none"),
+    ])
+    func aChoiceThatCannotBeIsRefused(arguments: [String], message: String) throws {
+        let scratch = try RecordScratch()
+        let result = try BuiltBinary.run(["record", "--frames", "5"] + arguments + [scratch.path("x.mkv")])
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("x.mkv")))
+    }
+}
