@@ -105,8 +105,10 @@ public final class RecordingSession {
         for video in plan.videos { tracks.append(try openVideo(video)) }
         let outputs = outputs
         let cameras = tracks.cameras
+        let grid = FrameGrid()
         for camera in cameras {
             guard let path = camera.video else { continue }
+            path.grid = grid
             let stream = path.stream
             path.cutPoint = { (time) throws(CaptureError) in try outputs.wantsKeyframe(at: time, stream: stream) }
         }

@@ -138,9 +138,11 @@ final class VideoPath {
         Rescale.slot(at: time - (gridOffset ?? 0), rate: rate)
     }
 
-    /// How far (microseconds) the first frame's time lies from its slot's start on a grid from 0;
-    /// nil before the first frame.
+    /// How far (microseconds) the first frame's time lies from its slot's start on a grid from 0,
+    /// give or take whole slots to share the other cameras' grid; nil before the first frame.
     private var gridOffset: Int64?
+    /// The grid the recording's cameras share; nil: the camera's own.
+    var grid: FrameGrid?
 
     /// A frame that lands in or before the last written frame's slot (a camera catching up after a
     /// hiccup, or a frame just across a boundary) takes the next slot, this many slots from its own
@@ -150,7 +152,8 @@ final class VideoPath {
     /// The slot for a frame captured at `time`, or nil when it comes too late for one.
     private func place(_ time: Int64) -> Int64? {
         if gridOffset == nil {
-            gridOffset = time - Rescale.microseconds(ofSlot: Rescale.slot(at: time, rate: rate), rate: rate)
+            let own = time - Rescale.microseconds(ofSlot: Rescale.slot(at: time, rate: rate), rate: rate)
+            gridOffset = grid?.align(own, rate: rate) ?? own
         }
         let natural = slot(of: time)
         guard let last = tally.lastSlot else { return natural }
