@@ -34,6 +34,14 @@ struct OutputFile {
             if !replacing { throw .outputExists(path: path) }
         }
         try checkFolder(of: path)
+        // The hidden name the header is written under is the longest: `.NAME.capture-PID`.
+        let longest = ".\(path.pathLastComponent).capture-\(getpid())".utf8.count
+        let directory = path.pathDirectory
+        let limit = pathconf(directory.isEmpty ? "." : directory, Int32(_PC_NAME_MAX))
+        if longest > (limit > 0 ? limit : Int(NAME_MAX)) {
+            throw .cannotCreate(
+                path: path, reason: "its name is too long (\(path.pathLastComponent.utf8.count) bytes); shorten it")
+        }
     }
 
     /// Refuses a path whose folder is missing or not writable (73).

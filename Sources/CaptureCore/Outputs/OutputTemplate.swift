@@ -55,7 +55,7 @@ public struct OutputTemplate: Hashable, Sendable {
                 } else if field != "%" {
                     throw .usage(
                         "\(pattern): %\(field) is no template field; use strftime fields such as %Y %m %d %H %M %S, "
-                            + "%n for the number, %% for a '%'")
+                            + "%n for the number, %% for a '%', %{index} or %{name} for a file per device")
                 }
                 index = name.index(after: next)
             } else {

@@ -27,16 +27,20 @@ final class PlaylistOutput: RecordingOutput {
     private var workingStamp: [Int] = []
     /// The header tags of the working playlist.
     private var header: [String] = []
+    /// The working playlist is ended (`#EXT-X-ENDLIST`): the trailer was written.
+    private var ended = false
     private var window: PlaylistWindow
     /// Where the next keyframe is asked for, microseconds from the start.
     private var nextCut: Int64
     /// The write failure that ended it: the muxer is then left without its trailer, which would
     /// write the playlist again over the last whole one.
     private var failure: CaptureError?
-    /// The packets handed to the muxer within its interleaving window of the latest one, as
-    /// (decode time in microseconds, bytes): what its queue may still hold, and one write may
-    /// bring to the disk with it.
+    /// The packets handed to the muxer that its interleaving queue may still hold, as (decode
+    /// time in microseconds, bytes): what one write may bring to the disk with it.
     private var queued: [(time: Int64, bytes: Int64)] = []
+    /// The latest decode time handed to the muxer for each stream, microseconds.
+    private var latest: [Int: Int64] = [:]
+    private var streamCount = 0
 
     /// Prepares the muxer (`avformat_alloc_output_context2`); nothing is written before the
     /// first packet.
@@ -58,7 +62,11 @@ final class PlaylistOutput: RecordingOutput {
     var started: Bool { container.headerWritten }
     var bytesWritten: Int64 { window.listed.reduce(0) { $0 + $1.bytes } }
 
-    func addStream(_ source: StreamSource) throws(FFmpegError) -> Int { try container.addStream(source) }
+    func addStream(_ source: StreamSource) throws(FFmpegError) -> Int {
+        let index = try container.addStream(source)
+        streamCount += 1
+        return index
+    }
 
     /// A keyframe at each multiple of the segment length, where the muxer then cuts.
     func wantsKeyframe(at time: Int64, stream: Int) throws(CaptureError) -> Bool {
@@ -82,9 +90,10 @@ final class PlaylistOutput: RecordingOutput {
         }
         if let ticks = packet.dts ?? packet.pts {
             let time = container.microseconds(ofTicks: ticks, stream: stream)
-            let latest = max(time, queued.last?.time ?? time)
-            queued.removeAll { $0.time < latest - PlaylistPlan.interleaveWindow }
-            queued.append((latest, Int64(packet.size)))
+            latest[stream] = max(latest[stream] ?? time, time)
+            queued.append((time, Int64(packet.size)))
+            let held = heldFrom
+            queued.removeAll { $0.time < held }
         }
         try checkRoom()
         do {
@@ -101,8 +110,11 @@ final class PlaylistOutput: RecordingOutput {
     /// replaces go, so none of them stays behind unlisted.
     private func claim() throws(CaptureError) {
         try PlaylistPlan.check(playlist: path, replacing: replacing)
+        // A working playlist a killed recording left would be read as this one's.
+        unlink(working)
+        unlink(working + ".tmp")
         if replacing {
-            for old in PlaylistPlan.segments(beside: path) + [working, working + ".tmp"] { unlink(old) }
+            for old in PlaylistPlan.segments(beside: path) { unlink(old) }
             return
         }
         let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
@@ -117,9 +129,18 @@ final class PlaylistOutput: RecordingOutput {
         Glibc.close(fd)
     }
 
+    /// The earliest decode time the muxer's interleaving queue may still hold: it writes a packet
+    /// once every stream has one queued after it, so only what lies past the stream furthest
+    /// behind waits, and never more than `interleaveWindow`.
+    private var heldFrom: Int64 {
+        guard let newest = latest.values.max() else { return .min }
+        let behind = latest.count == streamCount ? latest.values.min() ?? .min : .min
+        return max(behind, newest - PlaylistPlan.interleaveWindow)
+    }
+
     /// Checks, before each packet, that the folder has room for what the muxer may write with
-    /// it: every packet its interleaving queue may hold (those within `interleaveWindow` of the
-    /// latest, with MPEG-TS's packetization on top, 188 bytes for every 184), at a cut the rest
+    /// it: every packet its interleaving queue may hold (`heldFrom`, with MPEG-TS's packetization
+    /// on top, 188 bytes for every 184), at a cut the rest
     /// of the segment (its 32 KiB buffer), and the playlists again. FFmpeg's hls muxer does not
     /// report a failed write, and would cut a segment short and list it when the disk is full;
     /// so a full file system is caught here, and the playlist stays as last written.
@@ -185,28 +206,39 @@ final class PlaylistOutput: RecordingOutput {
         }
     }
 
-    /// Takes in what the muxer's working playlist lists since it was last read: each new
-    /// segment joins the window, the playlist is written again, and the segments the limits no
-    /// longer keep are deleted once it no longer lists them.
+    /// Takes in what the muxer's working playlist lists since it was last read, and keeps the
+    /// limits with the segment being written as it grows: a new segment joins the window; when
+    /// the window changes, the playlist is written again and the segments it no longer keeps
+    /// are deleted once it no longer lists them.
     ///
     /// - Throws: `.writeFailed` when the playlist cannot be written (74).
     private func update() throws(CaptureError) {
-        var status = stat()
-        guard stat(working, &status) == 0 else { return }
-        let stamp = [
-            Int(status.st_ino), Int(status.st_size), status.st_mtim.tv_sec, status.st_mtim.tv_nsec,
-        ]
-        guard stamp != workingStamp, let text = try? String(contentsOfFile: working, encoding: .utf8) else { return }
-        workingStamp = stamp
-        let read = MediaPlaylist(parsing: text)
-        header = read.header
-        for segment in read.segments where segment.sequence >= window.nextSequence {
-            window.add(.init(segment: segment, bytes: Self.size(of: file(segment.uri))))
+        let read = readWorking()
+        if let read {
+            header = read.header
+            ended = read.ended
+            for segment in read.segments where segment.sequence >= window.nextSequence {
+                window.add(.init(segment: segment, bytes: Self.size(of: file(segment.uri))))
+            }
         }
         let open = PlaylistPlan.segmentName(playlist: path, number: window.nextSequence) + ".tmp"
-        let gone = window.apply(currentBytes: read.ended ? 0 : Self.size(of: open))
-        try publish(ended: read.ended)
+        let listedFrom = window.listed.first?.segment.sequence
+        let gone = window.apply(currentBytes: ended ? 0 : Self.size(of: open))
+        guard read != nil || !gone.isEmpty || window.listed.first?.segment.sequence != listedFrom else { return }
+        try publish(ended: ended)
         for entry in gone { unlink(file(entry.segment.uri)) }
+    }
+
+    /// The muxer's working playlist, when it was written since it was last read.
+    private func readWorking() -> MediaPlaylist? {
+        var status = stat()
+        guard stat(working, &status) == 0 else { return nil }
+        let stamp = [Int(status.st_ino), Int(status.st_size), status.st_mtim.tv_sec, status.st_mtim.tv_nsec]
+        guard stamp != workingStamp, let text = try? String(contentsOfFile: working, encoding: .utf8) else {
+            return nil
+        }
+        workingStamp = stamp
+        return MediaPlaylist(parsing: text)
     }
 
     /// Writes the playlist of the segments listed, under a temporary name renamed when whole.

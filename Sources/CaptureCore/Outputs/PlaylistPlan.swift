@@ -35,9 +35,11 @@ public struct PlaylistPlan: Sendable, Equatable {
     static let workingWindow = 5
 
     /// Microseconds of decode time the muxer's interleaving queue may span
-    /// (`max_interleave_delta`, 10 s unless set): what it may hold back is bounded, so the room
-    /// a write needs is known.
-    static let interleaveWindow: Int64 = 1_000_000
+    /// (`max_interleave_delta`), FFmpeg's own 10 s: the queue holds audio back until the video
+    /// that an encoder's lookahead delays catches up, so the audio of a segment is cut with its
+    /// video (with 1 s, audio more than a second ahead reached the muxer first and fell into the
+    /// segment before). What it may hold back stays bounded, so the room a write needs is known.
+    static let interleaveWindow: Int64 = 10_000_000
 
     /// The hls muxer's options for the playlist at `path`: MPEG-TS segments beside it, named
     /// after it (`cam.m3u8` gives `cam-00000.ts`, ...), each written under a temporary name

@@ -13,6 +13,30 @@ enum DeviceFiles {
         return name.contains("%{name}") || name.contains("%{index}") || (!segments && fields(name).contains("d"))
     }
 
+    /// Refuses a `%{...}` in the file name that is no device field: a typo would otherwise write
+    /// every device into one file of that literal name.
+    ///
+    /// - Throws: `.usage` (64).
+    static func checkFields(_ pattern: String) throws(CaptureError) {
+        let name = Array(pattern.pathLastComponent)
+        var index = 0
+        while index + 1 < name.count {
+            guard name[index] == "%" else {
+                index += 1
+                continue
+            }
+            if name[index + 1] == "{" {
+                let field = String(name[index...].prefix { $0 != "}" })
+                if field != "%{name" && field != "%{index" {
+                    let closed = index + field.count < name.count ? "}" : ""
+                    throw .usage(
+                        "\(pattern): \(field)\(closed) is no field; a file per device takes %d, %{index} or %{name}")
+                }
+            }
+            index += 2
+        }
+    }
+
     /// The fields (`%X`) in `name`, `%%` skipped.
     private static func fields(_ name: String) -> [Character] {
         var found: [Character] = []

@@ -35,3 +35,16 @@ import Testing
             ])
     }
 }
+
+/// A `%{...}` that is no field is refused rather than written as a literal name.
+@Suite struct DeviceFieldTyposTests {
+    @Test(arguments: ["x%{foo}.mkv", "x%{index.mkv", "x%{Name}.mkv"])
+    func typosAreRefused(pattern: String) {
+        #expect(throws: CaptureError.self) { try DeviceFiles.checkFields(pattern) }
+    }
+
+    @Test(arguments: ["x%{index}.mkv", "%{name}-%d.mkv", "x%%{foo}.mkv", "a%{b/x.mkv", "plain.mkv"])
+    func fieldsAndLiteralsPass(pattern: String) throws {
+        try DeviceFiles.checkFields(pattern)
+    }
+}

@@ -141,6 +141,44 @@ import Testing
         }
     }
 
+    /// Audio is cut with its video: an encoder whose lookahead holds video back longer than a
+    /// second (x264 medium: 40 frames) leaves each segment's audio starting with its video all
+    /// the same, as the muxer holds the audio until the video catches up.
+    @Test func eachSegmentsAudioStartsWithItsVideo() async throws {
+        let scratch = try RecordScratch()
+        let result = try await Self.record(
+            [
+                "--video", "test", "--audio", "test", "--preset", "medium", "--duration", "7", "--segment-time", "2",
+                scratch.path("av.m3u8"),
+            ], in: scratch)
+        #expect(result.exit?.status == 0, "\(result.stderr)")
+        let playlist = try Playlist(scratch.path("av.m3u8"))
+        #expect(playlist.segments.count == 4, "\(playlist.text)")
+        for segment in playlist.segments {
+            let probe = try RecordOracle.probe(scratch.path(segment.name))
+            let video = try #require(probe.video?.start)
+            let audio = try #require(probe.audio?.start)
+            #expect(abs(audio - video) <= 0.1, "\(segment.name): video from \(video) s, audio from \(audio) s")
+        }
+    }
+
+    /// A working playlist a killed recording left beside the playlist is no part of the next.
+    @Test func aLeftWorkingPlaylistIsNotReadAsTheNewOnes() async throws {
+        let scratch = try RecordScratch()
+        let stale = [
+            "#EXTM3U", "#EXT-X-MEDIA-SEQUENCE:3", "#EXTINF:1.000000,", "w-00003.ts", "#EXTINF:1.000000,", "w-00004.ts",
+            "garbage",
+        ].joined(separator: "\n")
+        try Data(stale.utf8).write(to: URL(fileURLWithPath: scratch.path(".w.m3u8")))
+        let result = try await Self.record(
+            ["--video", "test", "--audio", "test", "--duration", "3", "--segment-time", "1", scratch.path("w.m3u8")],
+            in: scratch)
+        #expect(result.exit?.status == 0, "\(result.stderr)")
+        let playlist = try Playlist(scratch.path("w.m3u8"))
+        #expect(playlist.segments.map(\.name) == ["w-00000.ts", "w-00001.ts", "w-00002.ts"], "\(playlist.text)")
+        #expect(!FileManager.default.fileExists(atPath: scratch.path(".w.m3u8")))
+    }
+
     @Test func ctrlCEndsThePlaylist() async throws {
         let scratch = try RecordScratch()
         let path = scratch.path("int.m3u8")
