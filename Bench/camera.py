@@ -128,9 +128,7 @@ def guest_main(capture, rounds, folder):
 
 def run_on_host(capture, rounds, folder, repo):
     """Boots the guest and runs the guest side there; returns its results, or an "error" entry."""
-    os.makedirs(folder, exist_ok=True)
-    for name in os.listdir(folder):
-        os.unlink(os.path.join(folder, name))
+    guest.fresh(folder)
     # Boot, the slow first starts, then per round about 10 s for each of three recordings and
     # 20-25 s for ffmpeg's H.264, which falls behind and records past the wall-clock 10 s.
     timeout = 120 + rounds * 150

@@ -11,6 +11,13 @@ import subprocess
 import sys
 
 
+def fresh(folder):
+    """Makes `folder`, shared with the guest, and empties it of an earlier run's files."""
+    os.makedirs(folder, exist_ok=True)
+    for name in os.listdir(folder):
+        os.unlink(os.path.join(folder, name))
+
+
 def run(script, module, capture, rounds, folder, repo, timeout, result):
     """Runs `script --guest` in the guest with `module` loaded (one, or a list loaded in order);
     returns the JSON it wrote to `folder`/`result`, or an "error" entry. Everything else the run

@@ -118,9 +118,7 @@ def write(results, folder, status):
 
 def run_on_host(capture, rounds, folder, repo):
     """Boots the guest and runs the guest side there; returns its results, or an "error" entry."""
-    os.makedirs(folder, exist_ok=True)
-    for name in os.listdir(folder):
-        os.unlink(os.path.join(folder, name))
+    guest.fresh(folder)
     # Encoded here, where it is quick: testsrc2 at the camera's size and full rate.
     measure.checked(FFMPEG + ["-f", "lavfi", "-i", "testsrc2=size=%s:rate=%d" % (SIZE, RATE), "-t", "10",
                               "-c:v", "mjpeg", "-q:v", "5", os.path.join(folder, CLIP)])

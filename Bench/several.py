@@ -102,9 +102,7 @@ def guest_main(capture, rounds, folder):
 
 def run_on_host(capture, rounds, folder, repo):
     """Boots the guest and runs the guest side there; returns its results, or an "error" entry."""
-    os.makedirs(folder, exist_ok=True)
-    for name in os.listdir(folder):
-        os.unlink(os.path.join(folder, name))
+    guest.fresh(folder)
     timeout = 120 + rounds * 120
     return guest.run(__file__, MODULES, capture, rounds, folder, repo, timeout, "several.json")
 
