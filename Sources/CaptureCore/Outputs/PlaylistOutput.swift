@@ -221,9 +221,12 @@ final class PlaylistOutput: RecordingOutput {
                 window.add(.init(segment: segment, bytes: Self.size(of: file(segment.uri))))
             }
         }
+        // The muxer keeps a segment in memory until it is cut, so the one being written counts as
+        // large as the last one finished, or its file if that is larger already.
         let open = PlaylistPlan.segmentName(playlist: path, number: window.nextSequence) + ".tmp"
+        let current = max(Self.size(of: open), window.onDisk.last?.bytes ?? 0)
         let listedFrom = window.listed.first?.segment.sequence
-        let gone = window.apply(currentBytes: ended ? 0 : Self.size(of: open))
+        let gone = window.apply(currentBytes: ended ? 0 : current)
         guard read != nil || !gone.isEmpty || window.listed.first?.segment.sequence != listedFrom else { return }
         try publish(ended: ended)
         for entry in gone { unlink(file(entry.segment.uri)) }

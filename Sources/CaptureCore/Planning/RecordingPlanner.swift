@@ -210,7 +210,20 @@ public enum RecordingPlanner {
         try checkBudget(request.retention)
         // A per-device template is checked as the first device's would be.
         let pattern = outputs.perDevice(request) ? DeviceFiles.path(file, index: 0, name: "name", segments: true) : file
-        let template = try OutputTemplate(pattern, utc: request.utc)
+        let template: OutputTemplate
+        do {
+            template = try OutputTemplate(pattern, utc: request.utc)
+        } catch .usage(let message) {
+            // Named as the user wrote it.
+            var named = message
+            named.parts = message.parts.map { part in
+                guard case .text(let text) = part else { return part }
+                return .text(text.replacing(pattern, with: file))
+            }
+            throw .usage(named)
+        } catch {
+            throw error
+        }
         if !template.numbersFiles, let seconds = request.segmentTime, seconds < template.finestPeriod ?? .infinity {
             throw .usage(
                 "\(file): its names change \(template.finestPeriod.map { "every \(DurationValue.text($0)) s" } ?? "never"), "

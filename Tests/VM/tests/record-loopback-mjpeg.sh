@@ -68,11 +68,15 @@ clean_copy_of() { # SIZEIMAGE FILE
 }
 
 # Every kind of bad buffer, one after another among good ones, decoded and copied. A copy keeps
-# only whole JPEGs: every packet in the file is one of the good frames, byte for byte.
+# only whole JPEGs: every packet in the file is one of the good frames, byte for byte. Good
+# frames until the recording has written its first, then the plan's 15 s, past the 6 s recording
+# however long the recorder takes to start on a loaded machine (a plan from the writer's start
+# once ran out before a slow start's recording ended, which then stopped as a stall).
 plan=()
 for _ in 1 2 3 4 5 6 7 8 9 10; do plan+=(good:10 zero:1 good:5 trunc:1 good:5 garbage:1); done
 for codec in h264 copy; do
-    check "camera fed: chosen JPEGs 320x180 15" loop_write_frames $cam mjpeg 320x180 15 "${plan[@]}"
+    check "camera fed: chosen JPEGs 320x180 15" loop_write_frames $cam mjpeg 320x180 15 \
+        "until:$out/kinds-$codec.mkv" "${plan[@]}"
     sizeimage=$(v4l2-ctl -d $cam --get-fmt-video 2>/dev/null | sed -n 's/.*Size Image *: *//p')
     preset=()
     [[ $codec == h264 ]] && preset=(--preset ultrafast)
