@@ -269,6 +269,19 @@ struct RecordingLoop {
         }
     }
 
+    /// Tells, once a camera, that the recorder has been dropping its frames for a second: what
+    /// share so far, and what would let it keep up.
+    private func warnBehind(_ video: VideoPath, device: String) {
+        video.fellBehind = false
+        let share = Double(video.late) * 100 / Double(max(1, video.written + video.late))
+        let copy = video.decodes ? ", or copying what the camera sends (MJPEG or H.264)," : ""
+        session.onWarning(
+            "\(device): the recorder falls behind the camera (\(String(cFormat: "%.0f", share)) % of its frames "
+                + "dropped so far): \(video.width)x\(video.height) at \(video.rate) fps is more than the encoder keeps "
+                + "up with here; a faster x264 preset (ultrafast), a smaller frame size or frame rate\(copy) would keep up"
+        )
+    }
+
     /// Microseconds the silence of a lost microphone stays behind the session clock.
     static let silenceLag: Int64 = 300_000
 
@@ -279,6 +292,7 @@ struct RecordingLoop {
         switch track.chain {
         case .video(let video):
             video.noteDropped(times: session.queue.takeDropped(lane: lane).map { $0 - t0 }, before: item.arrival)
+            if video.fellBehind { warnBehind(video, device: track.device) }
             try video.process(item.packet, time: time, arrival: item.arrival, mux: mux)
             // Most frames end here: the cameras are gone through only once this one is done.
             guard video.done else { return }

@@ -10,6 +10,8 @@ final class VideoPath {
     let stream: Int
     let rate: Rational
     private let decoder: Decoder?
+    /// True when the camera sends compressed pictures (MJPEG, H.264) that are decoded.
+    var decodes: Bool { decoder != nil }
     private let encoder: EncodedStream?
     private let converter: PictureConverter
     var width: Int { converter.width }
@@ -112,7 +114,8 @@ final class VideoPath {
     ///     before it.
     func noteDropped(times: [Int64], before arrival: Int64? = nil) {
         guard !times.isEmpty else { return }
-        let within = times.filter { $0 >= 0 && $0 < (endTime ?? .max) }.count
+        let kept = times.filter { $0 >= 0 && $0 < (endTime ?? .max) }
+        let within = kept.count
         if awaitingFirstKeyframe {
             // Nothing before the first keyframe is recorded: those frames are skipped at the start
             // whether the queue or the path let them go.
@@ -124,6 +127,7 @@ final class VideoPath {
         if encoder == nil { awaitingKeyframe = true }
         guard !done else { return }
         tally.countLate(within)
+        if lag.note(kept) { fellBehind = true }
         // The camera delivered them; the recorder was too slow to take them. That is no stall of
         // the device's, however long it lasts.
         if within > 0, let arrival { lastUsableArrival = max(lastUsableArrival ?? arrival, arrival) }
@@ -143,6 +147,9 @@ final class VideoPath {
     private var gridOffset: Int64?
     /// The grid the recording's cameras share; nil: the camera's own.
     var grid: FrameGrid?
+    private var lag = LagWarning()
+    /// Set once frames were dropped late for more than a second on end; the loop warns and clears it.
+    var fellBehind = false
 
     /// A frame that lands in or before the last written frame's slot (a camera catching up after a
     /// hiccup, or a frame just across a boundary) takes the next slot, this many slots from its own

@@ -81,6 +81,12 @@ import Testing
         let expected = Int((seconds * 48000).rounded())
         #expect((expected - 1600...expected).contains(samples), "\(samples) samples")
 
+        // Falling behind is told once, while recording, and only when frames were dropped late
+        // (more than a second of them on end; a faster machine may never fall behind so far).
+        let behind = stderr.components(separatedBy: "\n").filter { $0.contains("the recorder falls behind the camera") }
+        #expect(behind.count <= 1, "\(stderr)")
+        if !behind.isEmpty { #expect((dropped["late"] ?? 0) > 0, "\(stderr)") }
+
         let oracle = try RecordOracle.probe(file)
         let v = try #require(oracle.video)
         let a = try #require(oracle.audio)
