@@ -27,8 +27,6 @@ final class PlaylistOutput: RecordingOutput {
     private var workingStamp: [Int] = []
     /// The header tags of the working playlist.
     private var header: [String] = []
-    /// The working playlist is ended (`#EXT-X-ENDLIST`): the trailer was written.
-    private var ended = false
     private var window: PlaylistWindow
     /// Where the next keyframe is asked for, microseconds from the start.
     private var nextCut: Int64
@@ -206,29 +204,21 @@ final class PlaylistOutput: RecordingOutput {
         }
     }
 
-    /// Takes in what the muxer's working playlist lists since it was last read, and keeps the
-    /// limits with the segment being written as it grows: a new segment joins the window; when
-    /// the window changes, the playlist is written again and the segments it no longer keeps
-    /// are deleted once it no longer lists them.
+    /// Takes in what the muxer's working playlist lists since it was last read: each new segment
+    /// joins the window, the playlist is written again, and the segments the limits no longer
+    /// keep are deleted once it no longer lists them. The muxer keeps a segment in memory until
+    /// it is cut and then lists it in the same call, so the window changes only then; the
+    /// segment being written counts as large as the last one finished.
     ///
     /// - Throws: `.writeFailed` when the playlist cannot be written (74).
     private func update() throws(CaptureError) {
-        let read = readWorking()
-        if let read {
-            header = read.header
-            ended = read.ended
-            for segment in read.segments where segment.sequence >= window.nextSequence {
-                window.add(.init(segment: segment, bytes: Self.size(of: file(segment.uri))))
-            }
+        guard let read = readWorking() else { return }
+        header = read.header
+        for segment in read.segments where segment.sequence >= window.nextSequence {
+            window.add(.init(segment: segment, bytes: Self.size(of: file(segment.uri))))
         }
-        // The muxer keeps a segment in memory until it is cut, so the one being written counts as
-        // large as the last one finished, or its file if that is larger already.
-        let open = PlaylistPlan.segmentName(playlist: path, number: window.nextSequence) + ".tmp"
-        let current = max(Self.size(of: open), window.onDisk.last?.bytes ?? 0)
-        let listedFrom = window.listed.first?.segment.sequence
-        let gone = window.apply(currentBytes: ended ? 0 : current)
-        guard read != nil || !gone.isEmpty || window.listed.first?.segment.sequence != listedFrom else { return }
-        try publish(ended: ended)
+        let gone = window.apply(currentBytes: read.ended ? 0 : window.onDisk.last?.bytes ?? 0)
+        try publish(ended: read.ended)
         for entry in gone { unlink(file(entry.segment.uri)) }
     }
 
