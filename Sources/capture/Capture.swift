@@ -16,7 +16,10 @@ let toolVersion = "0.1.0"
 @main
 enum Capture {
     static var commands: [any Command.Type] {
-        [ListCommand.self, ProbeCommand.self, ControlsCommand.self, RecordCommand.self, SnapshotCommand.self]
+        [
+            ListCommand.self, ProbeCommand.self, ControlsCommand.self, RecordCommand.self, SnapshotCommand.self,
+            MeterCommand.self,
+        ]
     }
 
     static var spec: CommandSpec {

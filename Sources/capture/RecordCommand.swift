@@ -163,6 +163,11 @@ struct RecordCommand: Command {
             .waitOption,
             .flag("--force", help: "Overwrite the output if it exists."),
             .json,
+            .option(
+                "--level-interval", "seconds",
+                help:
+                    "With --json, print each microphone's level this often as an audio_level line: peak and RMS per channel in dBFS, clipped samples."
+            ),
             .flag("--quiet", help: "Print nothing but errors (and the --json summary)."),
             .verbose,
         ],
@@ -217,6 +222,10 @@ struct RecordCommand: Command {
         try options.readControls(into: &request)
         json = arguments.flag("--json")
         quiet = arguments.flag("--quiet")
+        if request.levelInterval != nil {
+            if !json { throw options.fail("--level-interval prints JSON lines; add --json") }
+            if request.audio == nil { throw options.fail("--level-interval measures a microphone; add --audio") }
+        }
         wait = try DeviceWaitOption(arguments, command: Self.spec)
         if wait != nil && request.video == nil && request.audio == nil {
             throw options.fail("--wait waits for a device named with --video or --audio")
@@ -243,7 +252,10 @@ struct RecordCommand: Command {
         let session = try RecordingSession(plan: RecordingPlanner.plan(request), stop: stop)
         let quiet = self.quiet
         let progressLine = !quiet && isatty(STDERR_FILENO) == 1
-        session.onWarning = { line in if !quiet { printError("Warning: \(line)\n") } }
+        // On a terminal a warning clears the progress line first, which the next one redraws.
+        session.onWarning = { line in
+            if !quiet { printError((progressLine ? "\r\u{1B}[K" : "") + "Warning: \(line)\n") }
+        }
         if progressLine {
             session.onProgress = { progress in printError("\r" + Self.progressText(progress) + "\u{1B}[K") }
         }

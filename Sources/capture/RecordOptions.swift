@@ -164,6 +164,7 @@ struct RecordOptions {
         request.retention.maxTotalBytes = try parsed(
             "--max-total-size", ByteSize.bytes, takes: "a size such as 20G or 500M")
         request.utc = arguments.flag("--utc")
+        request.levelInterval = try number("--level-interval", 0.1...3600.0)
     }
 
     /// The camera controls set for the recording.

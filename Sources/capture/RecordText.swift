@@ -11,6 +11,7 @@ extension RecordCommand {
             seconds.truncatingRemainder(dividingBy: 60))
         return "\(clock)  \(p.frames) frames  \(String(cFormat: "%.1f", p.fps)) fps  \(p.dropped) dropped  "
             + "\(byteText(p.bytes))  \(String(cFormat: "%.1f", p.bitRate / 1e6)) Mbit/s"
+            + p.levels.map { "  " + LevelText.meter($0) }.joined()
     }
 
     static func byteText(_ bytes: Int64) -> String {
@@ -33,7 +34,7 @@ extension RecordCommand {
     /// deletion; nil for the other events.
     static func segmentText(_ e: RecordingEvent) -> String? {
         switch e.event {
-        case .segmentOpened, .deviceLost, .deviceBack:
+        case .segmentOpened, .deviceLost, .deviceBack, .audioLevel:
             // The next line reports an opened segment closed; a device's comings and goings are
             // warnings already.
             return nil
@@ -102,7 +103,7 @@ extension RecordCommand {
             + "(\(d.late) late, \(d.corrupt) corrupt, \(d.gaps) in gaps), starts at \(String(cFormat: "%.3f", v.start)) s\n"
         if let duplicated = v.framesDuplicated, duplicated > 0 {
             out +=
-                "         \(duplicated) frames repeated to fill the slots the camera left empty "
+                "         \(duplicated) frame\(duplicated == 1 ? "" : "s") repeated to fill the slots the camera left empty "
                 + "(\(container) stores no timestamps)\n"
         }
         if v.framesSkippedAtStart > 0 {
@@ -137,6 +138,11 @@ extension RecordCommand {
         out +=
             "         \(a.samples) samples written, \(a.overruns) overruns, starts at \(String(cFormat: "%.3f", a.start)) s\n"
         out += reconnectText(a.reconnects, a.secondsDisconnected, what: "silence")
+        if let l = a.levels {
+            out +=
+                "         peak \(LevelText.decibels(l.peak)) dBFS, RMS \(LevelText.decibels(l.rms)) dBFS, "
+                + "\(l.clipped) clipped, \(String(cFormat: "%.1f", l.secondsSilent)) s of digital silence\n"
+        }
         return out
     }
 }

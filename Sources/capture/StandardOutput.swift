@@ -9,3 +9,10 @@ func standardOutputFailure() -> String? {
     if fflush(stdout) == 0 && ferror(stdout) == 0 { return nil }
     return String(cString: strerror(errno))
 }
+
+/// Hands what stdout holds to its reader now (`fflush`): a line redrawn in place, which ends
+/// in no newline, reaches the terminal at once.
+func flushStandardOutput() {
+    // Only the main thread prints; reading the C global here is safe.
+    fflush(stdout)
+}

@@ -1,6 +1,6 @@
 /// Something that happened during a recording, as it happened: a segment opened, closed
 /// (finished: trailer written, in place) or deleted by the retention policy; a device lost and
-/// back (`--reconnect`). `capture record --json` prints each as one JSON object on a line of its
+/// back (`--reconnect`); a microphone's level over the last interval. `capture record --json` prints each as one JSON object on a line of its
 /// own (snake_case keys) before the summary.
 public struct RecordingEvent: Codable, Hashable, Sendable {
     public enum Kind: String, Codable, Sendable {
@@ -9,6 +9,7 @@ public struct RecordingEvent: Codable, Hashable, Sendable {
         case segmentDeleted = "segment_deleted"
         case deviceLost = "device_lost"
         case deviceBack = "device_back"
+        case audioLevel = "audio_level"
     }
 
     public var event: Kind
@@ -16,9 +17,11 @@ public struct RecordingEvent: Codable, Hashable, Sendable {
     public var path: String?
     /// The segment's number in this run, from 1; nil for a file of an earlier run deleted.
     public var number: Int?
-    /// Where the segment starts on the recording's clock, seconds (opened, closed).
+    /// Where the segment starts on the recording's clock, seconds (opened, closed); where the
+    /// samples measured start (audio level).
     public var start: Double?
-    /// Seconds the segment holds: from its start to the end of its last frame or sample (closed).
+    /// Seconds the segment holds: from its start to the end of its last frame or sample (closed);
+    /// seconds of samples measured (audio level).
     public var duration: Double?
     /// Video frames and audio samples (per channel) in it (closed).
     public var frames: Int?
@@ -35,11 +38,14 @@ public struct RecordingEvent: Codable, Hashable, Sendable {
     public var secondsAway: Double?
     /// Frame slots the camera's absence left empty, counted as gaps (back, cameras).
     public var framesMissing: Int?
+    /// The microphone's level over the interval, channel by channel (audio level).
+    public var channels: [AudioLevel.Channel]?
 
     public init(
         event: Kind, path: String? = nil, number: Int? = nil, start: Double? = nil, duration: Double? = nil,
         frames: Int? = nil, samples: Int64? = nil, size: Int64? = nil, problem: String? = nil, device: String? = nil,
-        reason: String? = nil, secondsAway: Double? = nil, framesMissing: Int? = nil
+        reason: String? = nil, secondsAway: Double? = nil, framesMissing: Int? = nil,
+        channels: [AudioLevel.Channel]? = nil
     ) {
         self.event = event
         self.path = path
@@ -54,5 +60,6 @@ public struct RecordingEvent: Codable, Hashable, Sendable {
         self.reason = reason
         self.secondsAway = secondsAway
         self.framesMissing = framesMissing
+        self.channels = channels
     }
 }

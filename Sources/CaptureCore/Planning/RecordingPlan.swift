@@ -53,6 +53,8 @@ public struct RecordingPlan: Sendable {
     /// With a per-device file name (`cam%d.mp4`, see `DeviceFiles`): each device's file, or its
     /// series' template with segments, cameras first; empty when one output takes every device.
     public let deviceFiles: [String]
+    /// Seconds between each microphone's `audio_level` events; nil: none.
+    public internal(set) var levelInterval: Double? = nil
 
     /// The camera or video source and what becomes of its frames.
     public struct Video: Sendable {

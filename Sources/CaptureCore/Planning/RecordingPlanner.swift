@@ -102,7 +102,8 @@ public enum RecordingPlanner {
                     retention: request.retention)
             },
             playlist: try playlist(request, outputs: outputs), streamCamera: request.streamCamera ?? 0,
-            streamMicrophone: request.streamMicrophone ?? 0, deviceFiles: deviceFiles)
+            streamMicrophone: request.streamMicrophone ?? 0, deviceFiles: deviceFiles,
+            levelInterval: request.levelInterval)
     }
 
     /// Refuses a segment length under 1 s (a cut waits for the last frames of the segment before

@@ -85,6 +85,8 @@ public struct RecordingRequest: Sendable {
     public var retention = RetentionPolicy()
     /// Fill a template's time fields in UTC rather than local time.
     public var utc = false
+    /// Seconds between each microphone's `audio_level` events; nil: none.
+    public var levelInterval: Double?
 
     public init(
         video: DeviceName? = nil, audio: DeviceName? = nil, output: String, videoSize: FrameDimensions? = nil,

@@ -39,11 +39,14 @@ final class AudioPath {
 
     /// What the encoder writes, as planned: for the summary.
     let plan: AudioEncoderPlan
+    /// The device's levels, from its own samples: the silence put in for a gap is not its.
+    var meter: LevelMeter
 
-    init(decoder: Decoder, output: EncodedStream, plan: AudioEncoderPlan) throws(CaptureError) {
+    init(decoder: Decoder, output: EncodedStream, plan: AudioEncoderPlan, meter: LevelMeter) throws(CaptureError) {
         self.decoder = decoder
         self.output = output
         self.plan = plan
+        self.meter = meter
         fifo = try media("setting up audio") { () throws(FFmpegError) in try AudioFIFO(for: output.encoder) }
     }
 
@@ -97,6 +100,7 @@ final class AudioPath {
         // A block wholly captured before the recording started is skipped; one that straddles
         // the start is cut at it below, so audio starts at 0 rather than a block later.
         guard count > 0, inputRate > 0, time + count * 1_000_000 / inputRate > 0 else { return }
+        if !filled { measure(frame, time: time) }
         if !filled, expectedNext == nil, time >= Self.silenceStep {
             var layout = AVChannelLayout()
             av_channel_layout_default(&layout, Int32(frame.channelCount))
@@ -131,6 +135,18 @@ final class AudioPath {
         // sample count, the two differ by tens of milliseconds, and the audio ended that much
         // before the video.
         if let limit = endSample, let pts = nextPts, pts + Int64(fifo.count) >= limit { done = true }
+    }
+
+    /// Measures the device's samples that fall within the recording: from its start, and before
+    /// its end once that is known.
+    private func measure(_ frame: Frame, time: Int64) {
+        let rate = Int64(frame.sampleRate)
+        // Sample positions from microsecond times, to the nearest sample.
+        let skip = time < 0 ? Int((-time * rate + 500_000) / 1_000_000) : 0
+        var count = frame.sampleCount - skip
+        if let endTime { count = min(count, Int(max(0, ((endTime - time) * rate + 500_000) / 1_000_000)) - skip) }
+        guard count > 0 else { return }
+        meter.take(frame, time: time + Int64(skip) * 1_000_000 / rate, from: skip, count: count)
     }
 
     /// `endTime` as a sample position in the file.

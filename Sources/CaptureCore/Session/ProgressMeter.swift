@@ -1,5 +1,5 @@
 /// The progress line's numbers, at most four times a second: time recorded, frames and their
-/// rate over about the last second, drops, bytes and bit rate.
+/// rate over about the last second, drops, bytes and bit rate, the microphones' levels.
 struct ProgressMeter {
     private var cadence = Cadence(every: 250_000)
     private var window = (time: SessionClock.now(), frames: 0)
@@ -9,7 +9,8 @@ struct ProgressMeter {
 
     /// A snapshot when one is due at `now`, else nil.
     /// `cameras`: the recording's video chains; frames and drops are theirs together.
-    mutating func tick(now: Int64, cameras: [VideoPath], bytes: Int64) -> RecordingProgress? {
+    /// `microphones`: the audio chains, whose latest levels it shows.
+    mutating func tick(now: Int64, cameras: [VideoPath], microphones: [AudioPath], bytes: Int64) -> RecordingProgress? {
         guard cadence.due(now) else { return nil }
         let frames = cameras.reduce(0) { $0 + $1.written }
         let span = Double(now - window.time) / 1e6
@@ -19,6 +20,6 @@ struct ProgressMeter {
         return RecordingProgress(
             elapsed: elapsed, frames: frames, fps: fps, dropped: cameras.reduce(0) { $0 + $1.droppedTotal },
             bytes: bytes,
-            bitRate: elapsed > 0 ? Double(bytes) * 8 / elapsed : 0)
+            bitRate: elapsed > 0 ? Double(bytes) * 8 / elapsed : 0, levels: microphones.map(\.meter.latest))
     }
 }

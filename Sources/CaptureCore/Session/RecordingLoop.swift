@@ -169,6 +169,7 @@ struct RecordingLoop {
     ) throws(LoopEnd) {
         let s = session
         reportLinks()
+        s.reportLevels()
         do { try fillLostMicrophones(now: now, t0: t0, ended: ended) } catch {
             throw LoopEnd(error: error, writing: true)
         }
@@ -193,7 +194,9 @@ struct RecordingLoop {
             if let lost = s.reportOutputs() { throw LoopEnd(error: lost) }
         }
         if let onProgress = s.onProgress,
-            let snapshot = progress.tick(now: now, cameras: s.tracks.compactMap(\.video), bytes: s.bytesWritten)
+            let snapshot = progress.tick(
+                now: now, cameras: s.tracks.compactMap(\.video), microphones: s.tracks.compactMap(\.audio),
+                bytes: s.bytesWritten)
         {
             onProgress(snapshot)
         }

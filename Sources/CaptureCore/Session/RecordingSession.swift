@@ -156,6 +156,15 @@ public final class RecordingSession {
         for line in news.warnings { onWarning(line) }
         return outputs.allLost
     }
+
+    /// Passes the microphones' level news (`audio_level` events, silence warnings) on.
+    func reportLevels() {
+        for audio in tracks.compactMap(\.audio) {
+            let news = audio.meter.takeNews()
+            for event in news.events { onEvent?(event) }
+            for line in news.warnings { onWarning(line) }
+        }
+    }
 }
 
 /// How a session ended.

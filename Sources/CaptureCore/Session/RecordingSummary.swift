@@ -82,6 +82,8 @@ public struct RecordingSummary: Codable, Hashable, Sendable {
         /// came back, and the seconds it was away in all (silence in the file); nil without.
         public var reconnects: Int? = nil
         public var secondsDisconnected: Double? = nil
+        /// The device's levels over the recording, from its own samples; nil when none came.
+        public var levels: LevelSummary? = nil
     }
 
     /// The output file as given; for a recording with no file, the first stream's URL with its
@@ -149,6 +151,9 @@ public struct RecordingProgress: Sendable {
     public var bytes: Int64
     /// Bits per second, averaged over the recording.
     public var bitRate: Double
+    /// Each microphone's level over its latest tenth of a second, in the order given; nil for
+    /// one that has delivered less than that so far.
+    public var levels: [AudioLevel?] = []
 }
 
 /// A finished recording: its summary, and the error that ended it early if any (exit 74 with

@@ -21,6 +21,8 @@ extension RecordingSession {
         let (carriers, reports) = outputs.finish(recordedStreams)
         let main = OutputReport.combined(carriers, name: plan.output)
         _ = reportOutputs()
+        for audio in tracks.compactMap(\.audio) { audio.meter.finish() }
+        reportLevels()
         guard started else {
             // Nothing reached the file, so there is no file: report why.
             let nothing =
@@ -112,6 +114,7 @@ extension RecordingSession {
             sampleRate: encoder.sampleRate, channels: encoder.channelCount,
             sampleFormat: path.plan.writtenFormat, channelLayout: path.plan.layout.name,
             samples: path.samples, overruns: path.overruns, start: Double(path.firstTime ?? 0) / 1e6)
+        summary.levels = path.meter.summary
         if let link = linkTotals(lane: audio.lane) {
             summary.reconnects = link.reconnects
             summary.secondsDisconnected = link.seconds

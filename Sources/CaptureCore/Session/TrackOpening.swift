@@ -183,10 +183,19 @@ extension RecordingSession {
         let stream = try media("adding the audio stream") { () throws(FFmpegError) in
             try addOutputStream(encoder: encoder, device: source.device)
         }
+        let meter = LevelMeter(
+            device: source.device.name, interval: self.plan.levelInterval, mixerHint: Self.mixerHint(source.device))
         let path = try AudioPath(
-            decoder: decoder, output: EncodedStream(encoder: encoder, stream: stream, kind: "audio"), plan: encoderPlan)
+            decoder: decoder, output: EncodedStream(encoder: encoder, stream: stream, kind: "audio"), plan: encoderPlan,
+            meter: meter)
         let lane = queue.addLane(live: source.live, dropsOldest: false, capacity: source.live ? 512 : 32)
         let reader = makeReader(input, stream: index, source: source, lane: lane)
         return Track(chain: .audio(path), source: source, input: info, reader: reader)
+    }
+
+    /// Where to look when a microphone is silent: an ALSA card's capture mixer; nil for others.
+    static func mixerHint(_ device: Device) -> String? {
+        guard device.api == .alsa, let card = device.alsa?.cardIndex else { return nil }
+        return "the capture switch and volume of card \(card) (capture controls \(device.name))"
     }
 }
