@@ -47,7 +47,7 @@ enum Capture {
             printError("Error: stdout: writing failed: \(problem)\n")
             status = ExitCode.failure.rawValue
         }
-        fflush(nil)
+        flushOutputStreams()
         exit(status)
     }
 

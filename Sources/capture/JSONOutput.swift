@@ -1,3 +1,4 @@
+import CaptureCore
 import FoundationEssentials
 import Glibc
 
@@ -22,5 +23,5 @@ func printJSONLine<T: Encodable>(_ value: T) throws {
     let data = try encoder.encode(value)
     print(String(decoding: data, as: UTF8.self))
     // A pipe would otherwise hold the lines until the end.
-    fflush(nil)
+    flushOutputStreams()
 }

@@ -44,6 +44,13 @@ enum OptionNames {
         case .reconnect: "--reconnect"
         case .maxRate: "--maxrate"
         case .bufferSize: "--bufsize"
+        case .preRoll: "--pre-roll"
+        case .postRoll: "--post-roll"
+        case .preRollSize: "--pre-roll-size"
+        case .maxClip: "--max-clip"
+        case .trigger: "--trigger"
+        case .triggerHold: "--trigger-hold"
+        case .levelInterval: "--level-interval"
         }
     }
 

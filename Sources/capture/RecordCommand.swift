@@ -140,10 +140,33 @@ struct RecordCommand: Command {
                 help: "Cut the recording into files of this length (90, 10m, 1h); OUTPUT is then a template."),
             .option(
                 "--segment-size", "size", help: "Cut the recording into files of about this size (500M, 2G)."),
-            .option("--keep", "n", help: "Keep the newest N finished segments, delete older ones of the series."),
+            .option(
+                "--keep", "n", help: "Keep the newest N finished segments (or clips), delete older ones of the series."),
             .option(
                 "--max-total-size", "size",
-                help: "Delete the oldest segments of the series so that it stays within this size."),
+                help: "Delete the oldest segments (or clips) of the series so that it stays within this size."),
+            .option(
+                "--pre-roll", "seconds",
+                help:
+                    "Event clips: keep this many seconds in memory and write nothing until a trigger (SIGUSR1, --trigger); OUTPUT is then a template."
+            ),
+            .option(
+                "--post-roll", "seconds",
+                help:
+                    "Run a clip on this long after the last trigger (without it, a trigger toggles a clip on and off)."
+            ),
+            .option(
+                "--pre-roll-size", "size", help: "The most memory the pre-roll's packets take (64M, 1G).",
+                default: "256M"),
+            .option("--max-clip", "seconds", help: "End a clip this long after its start, however it is triggered."),
+            .option(
+                "--trigger", "source",
+                help:
+                    "Also trigger a clip on a line 'clip' on standard input (stdin), or on a microphone's peak at or above a level (level:-30dB).",
+                repeats: true),
+            .option(
+                "--trigger-hold", "ms", help: "How long the level must hold before it triggers a clip.",
+                default: "200"),
             .flag("--utc", help: "Fill in a template's time fields in UTC rather than local time."),
             .option("--duration", "seconds", help: "Stop after this many seconds."),
             .option("--frames", "n", help: "Stop after exactly this many video frames."),

@@ -165,6 +165,27 @@ struct RecordOptions {
             "--max-total-size", ByteSize.bytes, takes: "a size such as 20G or 500M")
         request.utc = arguments.flag("--utc")
         request.levelInterval = try number("--level-interval", 0.1...3600.0)
+        try readClips(into: &request)
+    }
+
+    /// Event clips: pre-roll, post-roll and what triggers them.
+    func readClips(into request: inout RecordingRequest) throws {
+        request.preRoll = try number("--pre-roll", 0.0...600.0)
+        request.postRoll = try number("--post-roll", 0.1...DurationValue.longest)
+        request.preRollBytes = try parsed("--pre-roll-size", ByteSize.bytes, takes: "a size such as 64M or 1G")
+        request.maxClip = try number("--max-clip", 1.0...DurationValue.longest)
+        request.clipTriggers = try arguments.values("--trigger").map { text in
+            if text == "stdin" { return .standardInput }
+            let lower = text.lowercased()
+            if lower.hasPrefix("level:"),
+                let value = Double(lower.dropFirst(6).replacing("dbfs", with: "").replacing("db", with: "")),
+                value.isFinite
+            {
+                return .level(value)
+            }
+            throw fail("--trigger takes stdin or level:DBFS (e.g. level:-30dB), not '\(text)'")
+        }
+        request.triggerHold = try number("--trigger-hold", 0...60_000).map { (ms: Int) in Double(ms) / 1000 }
     }
 
     /// The camera controls set for the recording.

@@ -30,19 +30,25 @@ extension RecordCommand {
         return out
     }
 
-    /// `segment 3: cam-0003.mp4, 10.00 s from 20.00 s, 300 frames, 480000 samples, 1.2 MiB`, or a
-    /// deletion; nil for the other events.
+    /// `segment 3: cam-0003.mp4, 10.00 s from 20.00 s, 300 frames, 480000 samples, 1.2 MiB`, a
+    /// clip's trigger, opening and closing alike, or a deletion; nil for the other events.
     static func segmentText(_ e: RecordingEvent) -> String? {
         switch e.event {
         case .segmentOpened, .deviceLost, .deviceBack, .audioLevel:
             // The next line reports an opened segment closed; a device's comings and goings are
             // warnings already.
             return nil
-        case .segmentClosed:
+        case .trigger:
+            return "trigger (\(e.reason ?? "")) at \(String(cFormat: "%.2f", e.start ?? 0)) s\n"
+        case .clipOpened:
+            return "clip \(e.number ?? 0): \(e.path ?? "") opened from \(String(cFormat: "%.2f", e.start ?? 0)) s\n"
+        case .segmentClosed, .clipClosed:
             let counts = [e.frames.map { "\($0) frames" }, e.samples.map { "\($0) samples" }].compactMap { $0 }
+            let kind = e.event == .clipClosed ? "clip" : "segment"
             var line =
-                "segment \(e.number ?? 0): \(e.path ?? ""), \(String(cFormat: "%.2f", e.duration ?? 0)) s from "
+                "\(kind) \(e.number ?? 0): \(e.path ?? ""), \(String(cFormat: "%.2f", e.duration ?? 0)) s from "
                 + "\(String(cFormat: "%.2f", e.start ?? 0)) s, \((counts + [byteText(e.size ?? 0)]).joined(separator: ", "))"
+            if let reason = e.reason { line += ", closed by \(reason)" }
             if let problem = e.problem { line += " (\(problem))" }
             return line + "\n"
         case .segmentDeleted:
@@ -71,6 +77,7 @@ extension RecordCommand {
         }
         if let controls = s.controls { out += ControlsText.recorded(controls) }
         if let segments = s.segments { out += "  segments: \(segments) file\(segments == 1 ? "" : "s")\n" }
+        if let clips = s.clips { out += "  clips: \(clips) file\(clips == 1 ? "" : "s")\n" }
         for file in s.files ?? [] {
             let series = file.segments.map { ", \($0) segment\($0 == 1 ? "" : "s")" } ?? ""
             out +=

@@ -23,6 +23,11 @@ public enum RequestOption: String, Sendable, Hashable, CaseIterable {
     case saveControls
     /// Loading a profile onto a camera.
     case loadControls
+    /// Event clips: the seconds kept before a trigger, after the last one, the pre-roll's byte
+    /// limit, the longest clip, what triggers one, and how long a level must hold.
+    case preRoll, postRoll, preRollSize, maxClip, trigger, triggerHold
+    /// Audio levels as JSON lines.
+    case levelInterval
 
     /// The words a message uses when nobody names the options: "the frame limit".
     public var plainName: String {
@@ -66,6 +71,13 @@ public enum RequestOption: String, Sendable, Hashable, CaseIterable {
         case .reconnect: "reconnecting"
         case .maxRate: "the maximum bit rate"
         case .bufferSize: "the rate control buffer"
+        case .preRoll: "the pre-roll"
+        case .postRoll: "the post-roll"
+        case .preRollSize: "the pre-roll's size limit"
+        case .maxClip: "the longest clip"
+        case .trigger: "a clip trigger"
+        case .triggerHold: "the level trigger's hold time"
+        case .levelInterval: "the level interval"
         }
     }
 }

@@ -1,6 +1,7 @@
 /// Something that happened during a recording, as it happened: a segment opened, closed
 /// (finished: trailer written, in place) or deleted by the retention policy; a device lost and
-/// back (`--reconnect`); a microphone's level over the last interval. `capture record --json` prints each as one JSON object on a line of its
+/// back (`--reconnect`); a microphone's level over the last interval; a clip's trigger, its
+/// file opened and closed (finished), and deleted by the retention policy (as a segment). `capture record --json` prints each as one JSON object on a line of its
 /// own (snake_case keys) before the summary.
 public struct RecordingEvent: Codable, Hashable, Sendable {
     public enum Kind: String, Codable, Sendable {
@@ -10,6 +11,9 @@ public struct RecordingEvent: Codable, Hashable, Sendable {
         case deviceLost = "device_lost"
         case deviceBack = "device_back"
         case audioLevel = "audio_level"
+        case trigger
+        case clipOpened = "clip_opened"
+        case clipClosed = "clip_closed"
     }
 
     public var event: Kind
@@ -32,7 +36,9 @@ public struct RecordingEvent: Codable, Hashable, Sendable {
     public var problem: String?
     /// The device (device events), as the request named it.
     public var device: String?
-    /// Why the device was lost, in a few words (lost).
+    /// Why the device was lost, in a few words (lost); what triggered a clip (`SIGUSR1`, `stdin`,
+    /// `level`: trigger, opened), or why it closed (`post-roll`, `trigger`, `max-clip`, `stop`,
+    /// `write failed`: closed).
     public var reason: String?
     /// Seconds the device was away (back).
     public var secondsAway: Double?

@@ -46,6 +46,13 @@ final class OutputTee {
         for output in outputs { try output.write(packet, stream: stream) }
     }
 
+    /// Passes a trigger to every output.
+    ///
+    /// - Throws: what an output throws (`RecordingOutput.trigger`).
+    func trigger(at time: Int64, reason: String) throws(CaptureError) {
+        for output in outputs { try output.trigger(at: time, reason: reason) }
+    }
+
     func flush() throws(CaptureError) {
         for output in outputs { try output.flush() }
     }

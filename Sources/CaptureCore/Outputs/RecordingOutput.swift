@@ -99,6 +99,8 @@ struct OutputReport {
     var duration: Double?
     /// Files a series opened.
     var segments: Int?
+    /// Clips opened (event clips).
+    var clips: Int?
     /// Why a finished MP4 stays fragmented.
     var finishProblem: String?
     /// A network stream's report.
@@ -176,6 +178,11 @@ protocol RecordingOutput: AnyObject {
     ///
     /// - Throws: `.io` (74) when the next file cannot be opened.
     func wantsKeyframe(at time: Int64, stream: Int) throws(CaptureError) -> Bool
+    /// A trigger at `time` (microseconds from the start), for event clips: `reason` says what
+    /// came (`SIGUSR1`, `stdin`, `level`).
+    ///
+    /// - Throws: `.outputExists`, `.cannotCreate` (73) when the clip's file cannot be made.
+    func trigger(at time: Int64, reason: String) throws(CaptureError)
     /// Whether the video may have a keyframe at any frame (encoded, or an intra-only copy) or
     /// only where the camera put one.
     func videoKeyframes(anywhere: Bool)
@@ -195,5 +202,6 @@ extension RecordingOutput {
     func recordingEnds(at time: Int64) {}
     func wantsKeyframe(at time: Int64, stream: Int) throws(CaptureError) -> Bool { false }
     func videoKeyframes(anywhere: Bool) {}
+    func trigger(at time: Int64, reason: String) throws(CaptureError) {}
     func close(timeout: Double) {}
 }

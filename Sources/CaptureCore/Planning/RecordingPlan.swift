@@ -55,6 +55,8 @@ public struct RecordingPlan: Sendable {
     public let deviceFiles: [String]
     /// Seconds between each microphone's `audio_level` events; nil: none.
     public internal(set) var levelInterval: Double? = nil
+    /// Event clips with pre-roll instead of one file; nil: none.
+    public internal(set) var clips: ClipPlan? = nil
 
     /// The camera or video source and what becomes of its frames.
     public struct Video: Sendable {

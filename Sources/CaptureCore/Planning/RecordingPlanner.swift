@@ -21,6 +21,9 @@ public enum RecordingPlanner {
         let template = try segmentTemplate(request, outputs: outputs)
         if try playlist(request, outputs: outputs) != nil, let file = outputs.file {
             try PlaylistPlan.check(playlist: file, replacing: request.force)
+        } else if request.preRoll != nil, let clips = try clips(request, outputs: outputs) {
+            // The first clip's name, as far as it is known: a numbered one from an earlier run.
+            try OutputFile.check(path: clips.template.path(number: 1, date: Date()), replacing: request.force)
         } else if let template, !outputs.perDevice(request) {
             // The first segment's name; later ones are refused as they come if they exist.
             try OutputFile.check(path: template.path(number: 1, date: Date()), replacing: request.force)
@@ -103,7 +106,7 @@ public enum RecordingPlanner {
             },
             playlist: try playlist(request, outputs: outputs), streamCamera: request.streamCamera ?? 0,
             streamMicrophone: request.streamMicrophone ?? 0, deviceFiles: deviceFiles,
-            levelInterval: request.levelInterval)
+            levelInterval: request.levelInterval, clips: try clips(request, outputs: outputs))
     }
 
     /// Refuses a segment length under 1 s (a cut waits for the last frames of the segment before
@@ -187,6 +190,8 @@ public enum RecordingPlanner {
         // An HLS playlist cuts its own segments (`playlist`).
         guard outputs.container.muxer != "hls" else { return nil }
         guard request.segmentTime != nil || request.segmentSize != nil else {
+            // Event clips take these too (`clips`).
+            if request.preRoll != nil { return nil }
             for (given, option) in [
                 (request.retention.keep != nil, RequestOption.keep),
                 (request.retention.maxTotalBytes != nil, .maxTotalSize), (request.utc, .utc),

@@ -87,6 +87,28 @@ public struct RecordingRequest: Sendable {
     public var utc = false
     /// Seconds between each microphone's `audio_level` events; nil: none.
     public var levelInterval: Double?
+    /// Event clips: seconds of packets kept in memory before a trigger; nil: no clips, the
+    /// recording goes to `output` as one file (or segments). With it, `output` is the clips'
+    /// template (`ClipPlan`).
+    public var preRoll: Double?
+    /// Seconds a clip runs on after the last trigger; nil: a trigger toggles a clip on and off.
+    public var postRoll: Double?
+    /// The most bytes the pre-roll keeps; nil: `ClipPlan.defaultPreRollBytes`.
+    public var preRollBytes: Int64?
+    /// The longest a clip may last, seconds; nil: no limit.
+    public var maxClip: Double?
+    /// What triggers a clip beside SIGUSR1.
+    public var clipTriggers: [ClipTrigger] = []
+    /// Seconds a level trigger's level must hold; nil: 0.2.
+    public var triggerHold: Double?
+
+    /// What triggers a clip, beside SIGUSR1 which always does.
+    public enum ClipTrigger: Hashable, Sendable {
+        /// A line `clip` on standard input.
+        case standardInput
+        /// A microphone's peak at or above this many dBFS.
+        case level(Double)
+    }
 
     public init(
         video: DeviceName? = nil, audio: DeviceName? = nil, output: String, videoSize: FrameDimensions? = nil,

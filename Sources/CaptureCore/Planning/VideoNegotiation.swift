@@ -27,11 +27,14 @@ struct VideoNegotiation {
     ///   - container: the recording's container (raw pixel formats depend on it).
     ///   - withAudio: true when a microphone is recorded too (some containers then refuse raw
     ///     pixel formats they take alone).
+    ///   - keyframeSeconds: seconds between H.264 keyframes: 2, or 1 for event clips, which start
+    ///     at one.
     /// - Throws: `CaptureError.notSupported` (69) when the driver applied another size or rate
     ///   than the mode asked; `.plan` when raw pictures of the chosen pixel format cannot go into
     ///   the container.
     static func negotiate(
-        _ plan: RecordingPlan.Video, input info: MediaStreamInfo, container: ContainerFormat, withAudio: Bool
+        _ plan: RecordingPlan.Video, input info: MediaStreamInfo, container: ContainerFormat, withAudio: Bool,
+        keyframeSeconds: Double = 2
     ) throws(CaptureError) -> VideoNegotiation {
         let source = plan.source
         try checkApplied(source.mode, by: info, url: source.url, checksRate: true)
@@ -64,7 +67,7 @@ struct VideoNegotiation {
         }
         var settings = Encoder.VideoSettings(
             width: target.width, height: target.height, pixelFormat: target.format, frameRate: rate,
-            keyframeInterval: plan.codec == .h264 ? max(1, Int(2 * rate.doubleValue)) : 1,
+            keyframeInterval: plan.codec == .h264 ? max(1, Int(keyframeSeconds * rate.doubleValue)) : 1,
             bitRate: plan.bitRate ?? 0, options: plan.codec == .h264 ? plan.x264Options : [:])
         if plan.codec == .h264 {
             // The converter writes limited-range YUV (a JPEG's full range converted, a camera's

@@ -11,6 +11,8 @@ struct LevelMeter {
     let interval: Double?
     /// What to look at when the device is silent, for the warning ("capture controls hw:1").
     let mixerHint: String?
+    /// The level that triggers an event clip; nil: none.
+    let trigger: ClipPlan.LevelTrigger?
 
     /// Samples per reading: a tenth of a second.
     static let window = 0.1
@@ -34,10 +36,27 @@ struct LevelMeter {
     private(set) var latest: AudioLevel?
     private var news: (events: [RecordingEvent], warnings: [String]) = ([], [])
 
-    init(device: String, interval: Double? = nil, mixerHint: String? = nil) {
+    init(device: String, interval: Double? = nil, mixerHint: String? = nil, trigger: ClipPlan.LevelTrigger? = nil) {
         self.device = device
         self.interval = interval
         self.mixerHint = mixerHint
+        self.trigger = trigger
+    }
+
+    /// Where the reading going on started (microseconds from the start).
+    private var readingStart: Int64 = 0
+    /// Seconds the level has been at or above the trigger's threshold, and when it last
+    /// triggered during that run (microseconds; nil: not yet).
+    private var loudRun = 0.0
+    private var lastTriggered: Int64?
+    /// When the level triggered since the last `takeTriggers` (microseconds from the start).
+    private var triggers: [Int64] = []
+
+    /// The times the level triggered a clip since the last call: once it has held for the
+    /// trigger's hold time, and once a second while it stays (each extends the clip).
+    mutating func takeTriggers() -> [Int64] {
+        defer { triggers = [] }
+        return triggers
     }
 
     /// Takes `count` samples per channel (nil: to the end) from sample `first` on of a block of
@@ -61,6 +80,7 @@ struct LevelMeter {
             guard block.samples > 0 else { return }
             offset += Int(n)
             self.total.merge(block)
+            if reading.samples == 0 { readingStart = at }
             reading.merge(block)
             if reading.samples >= readingSize {
                 close(reading, seconds: Double(reading.samples) / Double(rate))
@@ -94,6 +114,7 @@ struct LevelMeter {
     private mutating func close(_ levels: SampleLevels, seconds: Double) {
         let level = Self.level(of: levels)
         latest = level
+        if let trigger { triggerIfLoud(level, seconds: seconds, trigger: trigger) }
         let silent = (level.peak ?? -.infinity) < Self.silenceFloor
         if silent {
             silentRun += seconds
@@ -113,6 +134,20 @@ struct LevelMeter {
             warnedSilent = false
             silentRun = 0
         }
+    }
+
+    /// Notes a reading of `seconds` against the level trigger.
+    private mutating func triggerIfLoud(_ level: AudioLevel, seconds: Double, trigger: ClipPlan.LevelTrigger) {
+        guard (level.peak ?? -.infinity) >= trigger.threshold else {
+            loudRun = 0
+            lastTriggered = nil
+            return
+        }
+        loudRun += seconds
+        let end = readingStart + Int64((seconds * 1e6).rounded())
+        guard loudRun >= trigger.hold - 1e-9, lastTriggered.map({ end - $0 >= 1_000_000 }) ?? true else { return }
+        lastTriggered = end
+        triggers.append(end)
     }
 
     /// What happened since the last call: `audio_level` events, silence warnings.

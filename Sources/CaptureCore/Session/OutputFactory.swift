@@ -1,4 +1,4 @@
-/// Makes a plan's outputs: its file, its series of files or its HLS playlist, and each network
+/// Makes a plan's outputs: its file, its series of files, its clips or its HLS playlist, and each network
 /// stream. The one
 /// place outside `Outputs/` that knows the kinds; the session sees only `OutputTee`.
 enum OutputFactory {
@@ -12,6 +12,13 @@ enum OutputFactory {
             for (device, path) in plan.deviceFiles.enumerated() {
                 outputs.append(StreamSelection.device(device, try file(path, plan: plan)))
             }
+        } else if let clips = plan.clips {
+            outputs.append(
+                try media("preparing \(plan.output)") { () throws(FFmpegError) in
+                    try ClipOutput(
+                        plan: clips, formatName: plan.container.muxer, options: plan.muxerOptions,
+                        replacing: plan.force)
+                })
         } else if let playlist = plan.playlist {
             outputs.append(
                 try media("preparing \(plan.output)") { () throws(FFmpegError) in

@@ -170,6 +170,7 @@ struct RecordingLoop {
         let s = session
         reportLinks()
         s.reportLevels()
+        do { try s.passTriggers(now: now - t0) } catch { throw LoopEnd(error: error) }
         do { try fillLostMicrophones(now: now, t0: t0, ended: ended) } catch {
             throw LoopEnd(error: error, writing: true)
         }

@@ -35,6 +35,8 @@ public final class RecordingSession {
     var appliedControls: AppliedControls?
     /// What `applyControls` wrote on a camera that was lost and has not come back.
     var lostCameraControls: ControlReport?
+    /// SIGUSR1 and standard input, with event clips; nil without.
+    let clipTriggers: ClipTriggers?
 
     /// Prepares the outputs' muxers (`avformat_alloc_output_context2`); no device opens, no file
     /// is created and no stream connects yet.
@@ -47,6 +49,7 @@ public final class RecordingSession {
         self.plan = plan
         self.stop = stop
         outputs = try OutputFactory.outputs(for: plan)
+        clipTriggers = plan.clips.map { ClipTriggers(standardInput: $0.fromStandardInput) }
     }
 
     /// True once the first packet reached the outputs: the file's header is written, or a

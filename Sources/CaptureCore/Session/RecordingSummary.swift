@@ -122,6 +122,9 @@ public struct RecordingSummary: Codable, Hashable, Sendable {
     /// For a recording cut into segments: how many files it opened (`output` is the template,
     /// `file_size` the bytes of them all, deleted ones included).
     public var segments: Int? = nil
+    /// With event clips: how many it opened (`output` is the template, `file_size` the bytes of
+    /// them all, deleted ones included); nil otherwise.
+    public var clips: Int? = nil
     /// With a per-device file name (`cam%d.mp4`): each device's file, or its series' template,
     /// cameras first (`output` is the name as given, `file_size` the bytes of them all,
     /// `duration` the longest); nil otherwise.

@@ -42,6 +42,7 @@ extension RecordingSession {
             stopReason: failure == nil ? stopReason.text : StopReason.error.text, error: failure.map { "\($0)" })
         summary.finishProblem = main?.finishProblem
         summary.segments = main?.segments
+        summary.clips = main?.clips
         if !plan.deviceFiles.isEmpty {
             // A series reads back as no one file: its device's stream's length as encoded.
             summary.files = carriers.enumerated().map { device, report in

@@ -80,8 +80,10 @@ extension RecordingSession {
             info = input.info(of: index)
         }
         let container = self.plan.container
+        // Event clips start at a keyframe: one a second, so a clip starts at most 1 s early.
         let settled = try VideoNegotiation.negotiate(
-            plan, input: info, container: container, withAudio: self.plan.audio != nil)
+            plan, input: info, container: container, withAudio: self.plan.audio != nil,
+            keyframeSeconds: self.plan.clips == nil ? 2 : 1)
         if let warning = settled.warning { onWarning(warning) }
         let rate = settled.rate
         let stream: Int
@@ -100,19 +102,7 @@ extension RecordingSession {
             }
             encoder = EncodedStream(encoder: made, stream: stream, kind: "video", packetDuration: 1)
         } else {
-            guard input.canCopy(stream: index, into: container.muxer) else {
-                let instead = CodecChoice.copyAlternatives(codec: info.codec, in: container)
-                throw .plan(
-                    .copyNotInContainer(
-                        fileExtension: container.fileExtension, codec: info.codec,
-                        source: source.device.api == .test
-                            ? "the test source's" : source.device.api == .lavfi ? "the lavfi graph's" : "the camera's",
-                        working: instead.working, others: instead.others))
-            }
-            stream = try media("adding the video stream") { () throws(FFmpegError) in
-                try addOutputStream(
-                    copying: input, stream: index, timeBase: rate.inverted, device: source.device)
-            }
+            stream = try addCopiedStream(input, stream: index, info: info, rate: rate, source: source)
         }
         let path = VideoPath(
             stream: stream, rate: rate, decoder: decoder, encoder: encoder,
@@ -127,6 +117,27 @@ extension RecordingSession {
         let lane = queue.addLane(live: source.live, dropsOldest: source.live, capacity: capacity)
         let reader = makeReader(input, stream: index, source: source, lane: lane)
         return Track(chain: .video(path), source: source, input: info, reader: reader)
+    }
+
+    /// Adds the output stream a camera's packets are copied into, as they come.
+    ///
+    /// - Throws: `.plan` when the container cannot hold the camera's codec.
+    private func addCopiedStream(
+        _ input: InputContainer, stream index: Int, info: MediaStreamInfo, rate: Rational, source: InputSource
+    ) throws(CaptureError) -> Int {
+        let container = plan.container
+        guard input.canCopy(stream: index, into: container.muxer) else {
+            let instead = CodecChoice.copyAlternatives(codec: info.codec, in: container)
+            throw .plan(
+                .copyNotInContainer(
+                    fileExtension: container.fileExtension, codec: info.codec,
+                    source: source.device.api == .test
+                        ? "the test source's" : source.device.api == .lavfi ? "the lavfi graph's" : "the camera's",
+                    working: instead.working, others: instead.others))
+        }
+        return try media("adding the video stream") { () throws(FFmpegError) in
+            try addOutputStream(copying: input, stream: index, timeBase: rate.inverted, device: source.device)
+        }
     }
 
     /// Bytes of raw pictures a camera's lane may hold.
@@ -184,7 +195,8 @@ extension RecordingSession {
             try addOutputStream(encoder: encoder, device: source.device)
         }
         let meter = LevelMeter(
-            device: source.device.name, interval: self.plan.levelInterval, mixerHint: Self.mixerHint(source.device))
+            device: source.device.name, interval: self.plan.levelInterval, mixerHint: Self.mixerHint(source.device),
+            trigger: self.plan.clips?.level)
         let path = try AudioPath(
             decoder: decoder, output: EncodedStream(encoder: encoder, stream: stream, kind: "audio"), plan: encoderPlan,
             meter: meter)

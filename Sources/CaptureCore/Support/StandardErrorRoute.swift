@@ -18,7 +18,7 @@ enum StandardErrorRoute {
     /// set up, `body` runs with stderr as it is.
     static func routing<T>(_ body: () -> T) -> T {
         lock.withLock {
-            fflush(nil)
+            flushOutputStreams()
             guard let file = tmpfile() else { return body() }
             defer { fclose(file) }
             let saved = dup(2)
@@ -28,7 +28,7 @@ enum StandardErrorRoute {
                 return body()
             }
             let result = body()
-            fflush(nil)
+            flushOutputStreams()
             dup2(saved, 2)
             close(saved)
             for line in contents(of: fileno(file)).split(whereSeparator: \.isNewline) where !line.isEmpty {

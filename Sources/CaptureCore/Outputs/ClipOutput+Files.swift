@@ -1,0 +1,205 @@
+import FoundationEssentials
+import Glibc
+
+/// A clip's file: made, written, finished and kept by the retention policy.
+extension ClipOutput {
+    /// Writes its header to the clip's file, named from the template now, starting at `time`.
+    func create(_ segment: Segment, at time: Int64, reason: String) throws(CaptureError) {
+        let path = plan.template.path(number: segment.number, date: Date())
+        // A name this recording gave before is never written again, whatever --force says.
+        if lock.withLock({ finishedPaths.contains(path) || inFlight.contains(path) }) {
+            throw .cannotCreate(
+                path: path,
+                reason: "the template gave this name to an earlier clip of this recording; "
+                    + "add %n or a finer time field to it")
+        }
+        segment.path = path
+        segment.start = time
+        segment.end = time
+        segment.origins = sources.indices.map { stream in
+            videoStreams.contains(stream) ? segment.container.ticks(ofMicroseconds: time, stream: stream) : nil
+        }
+        do {
+            // Locked before it has its name, so another recorder's retention never finds it unlocked.
+            try OutputFile(path: path).create(segment.container, options: options, replacing: replacing) {
+                segment.lockDescriptor = SegmentLock.hold($0)
+            }
+        } catch {
+            segment.unlock()
+            throw .creatingFailed(error, path: path, formatName: formatName)
+        }
+        lock.withLock {
+            events.append(
+                RecordingEvent(
+                    event: .clipOpened, path: path, number: segment.number, start: SegmentedOutput.seconds(time),
+                    reason: reason))
+        }
+    }
+
+    /// Writes a packet that starts at `time` into the clip, on the clip's own times. A write that
+    /// fails ends the clip, said once.
+    func put(_ packet: Packet, stream: Int, time: Int64, into segment: Segment) {
+        do throws(CaptureError) {
+            let ticks = packet.pts ?? packet.dts ?? 0
+            if segment.origins[stream] == nil, priming.primes(stream) {
+                // The packets before it, on times before the clip's 0, ahead of its first.
+                segment.origins[stream] = ticks
+                for carried in try priming.packets(before: packet, stream: stream) {
+                    try write(carried, stream: stream, into: segment)
+                }
+            }
+            let origin = segment.origins[stream] ?? ticks
+            segment.origins[stream] = origin
+            // A video packet without a duration lasts one frame: its stream's tick.
+            let isVideo = videoStreams.contains(stream)
+            let length = packet.duration > 0 ? packet.duration : isVideo ? 1 : 0
+            let end = time + segment.container.microseconds(ofTicks: length, stream: stream)
+            packet.pts = packet.pts.map { $0 - origin }
+            packet.dts = packet.dts.map { $0 - origin }
+            if isVideo { segment.frames += 1 } else { segment.samples += max(0, packet.duration) }
+            segment.end = max(segment.end, end)
+            try write(packet, stream: stream, into: segment)
+        } catch {
+            // The recording goes on, and so does the ring: the next trigger starts a new clip.
+            if !warnedWrite {
+                warnedWrite = true
+                warnings.append("\(error); the clip ends there, and the next trigger starts a new one")
+            }
+            closeReason = "write failed"
+            closeClip()
+        }
+    }
+
+    private func write(_ packet: Packet, stream: Int, into segment: Segment) throws(CaptureError) {
+        do {
+            try segment.container.write(packet, stream: stream)
+        } catch {
+            throw .writeFailed(error, subject: segment.path, kept: "the clip")
+        }
+    }
+
+    /// Pushes what the open clip's muxer buffers to disk; a failure ends the clip.
+    func flushClip() {
+        guard let clip else { return }
+        do throws(FFmpegError) { try clip.container.flush() } catch {
+            if !warnedWrite {
+                warnedWrite = true
+                warnings.append(
+                    "\(CaptureError.writeFailed(error, subject: clip.path, kept: "the clip")); the clip ends there, "
+                        + "and the next trigger starts a new one")
+            }
+            closeReason = "write failed"
+            closeClip()
+        }
+    }
+
+    /// Hands the open clip to a thread of its own to be finished.
+    func closeClip() {
+        guard let segment = clip else { return }
+        clip = nil
+        clipEnd = nil
+        clipLimit = nil
+        let reason = closeReason
+        let ticket = lock.withLock {
+            inFlight.insert(segment.path)
+            return closedOrder.start()
+        }
+        finishers.enter()
+        let (format, hasVideo, hasAudio) = (formatName, hasVideo, hasAudio)
+        DetachedThread.start(name: "capture clip") { [self] in
+            let event = Self.closed(segment, formatName: format, hasVideo: hasVideo, hasAudio: hasAudio, reason: reason)
+            lock.withLock {
+                record(event, ticket: ticket)
+                inFlight.remove(segment.path)
+            }
+            finishers.leave()
+        }
+    }
+
+    /// Finishes `segment` (trailer, fast start) and unlocks it: its `clip_closed` event.
+    private static func closed(
+        _ segment: Segment, formatName: String, hasVideo: Bool, hasAudio: Bool, reason: String
+    ) -> RecordingEvent {
+        var event = segment.finish(formatName: formatName, hasVideo: hasVideo, hasAudio: hasAudio)
+        segment.unlock()
+        event.event = .clipClosed
+        event.reason = reason
+        return event
+    }
+
+    /// Notes a closed clip; under `lock`.
+    private func record(_ event: RecordingEvent, ticket: Int) {
+        events += closedOrder.finish(ticket, event)
+        guard let path = event.path else { return }
+        finishedPaths.append(path)
+        finishedBytes += event.size ?? 0
+    }
+
+    /// Finishes the clip being written (on the caller's thread) and waits for those being
+    /// finished; lets go of the ring.
+    ///
+    /// - Returns: the first error, if finishing one failed.
+    func finishClips() -> CaptureError? {
+        finishers.wait()
+        ring?.removeAll()
+        var failure: CaptureError?
+        if let segment = clip {
+            clip = nil
+            let event = Self.closed(
+                segment, formatName: formatName, hasVideo: hasVideo, hasAudio: hasAudio, reason: "stop")
+            if let problem = event.problem { failure = .io(subject: segment.path, reason: problem) }
+            lock.withLock { record(event, ticket: closedOrder.start()) }
+        }
+        closedAll = true
+        return failure
+    }
+
+    /// What happened since the last call, in order; deletes what the retention policy no longer
+    /// keeps once a clip is closed, and reports those too.
+    func takeEvents() -> [RecordingEvent] {
+        var taken = lock.withLock {
+            defer { events = [] }
+            return events
+        }
+        guard !plan.retention.isEmpty, taken.contains(where: { $0.event == .clipClosed }) else { return taken }
+        let (written, busy) = lock.withLock { (finishedPaths, inFlight) }
+        let open = closedAll ? nil : clip?.path
+        let deleted = sweeper.sweep(
+            written: written, busy: busy, open: open, openBytes: open == nil ? 0 : clip?.container.bytesWritten ?? 0,
+            closed: true, shortBy: 0)
+        for (path, bytes) in deleted {
+            taken.append(RecordingEvent(event: .segmentDeleted, path: path, size: bytes))
+        }
+        return taken
+    }
+
+    /// Lines for the user since the last call.
+    func takeWarnings() -> [String] {
+        defer { warnings = [] }
+        return warnings
+    }
+}
+
+/// Event clips as one of the recording's outputs: they carry the recording (a trigger's clip is
+/// where it lives), and report their files as events.
+extension ClipOutput: RecordingOutput {
+    var name: String { plan.template.pattern }
+    var carriesRecording: Bool { true }
+
+    func flush() throws(CaptureError) { flushClip() }
+
+    func takeNews() -> (events: [RecordingEvent], warnings: [String]) { (takeEvents(), takeWarnings()) }
+
+    /// Finishes the clip still open and waits for those being finished.
+    func finish(_ recorded: RecordedStreams) -> OutputReport {
+        let failure = finishClips()
+        var report = OutputReport(name: name, bytes: bytesWritten, failure: failure)
+        report.clips = opened
+        return report
+    }
+
+    func close(timeout: Double) {
+        clip?.container.abandon()
+        clip?.unlock()
+    }
+}

@@ -1,0 +1,78 @@
+import Glibc
+import Synchronization
+
+/// What triggers event clips from outside the recording: SIGUSR1, and lines `clip` on standard
+/// input (`ClipPlan.fromStandardInput`). The level trigger is the microphones' (`LevelMeter`).
+///
+/// Thread-safe: the signal handler and the standard-input reader count what came, the recording
+/// loop takes it (`take`).
+final class ClipTriggers: Sendable {
+    /// SIGUSR1s received and not taken yet: process-wide, as the handler is.
+    private static let signals = Atomic<Int>(0)
+    private let lines = Mutex<(clips: Int, others: [String])>((0, []))
+
+    /// Routes SIGUSR1 to the clips for the rest of the process (its default would end it), and
+    /// with `standardInput` starts reading lines from standard input.
+    ///
+    /// A `sigaction(2)` handler that only adds to an atomic, which is async-signal-safe;
+    /// `SA_RESTART` keeps the other threads' system calls from failing with `EINTR`.
+    init(standardInput: Bool) {
+        var action = sigaction()
+        action.__sigaction_handler = .init(sa_handler: { _ in
+            ClipTriggers.signals.wrappingAdd(1, ordering: .relaxed)
+        })
+        sigemptyset(&action.sa_mask)
+        action.sa_flags = SA_RESTART
+        sigaction(SIGUSR1, &action, nil)
+        // Any signal before this one belongs to no recording.
+        Self.signals.store(0, ordering: .relaxed)
+        guard standardInput else { return }
+        // Blocked in a read for as long as standard input stays open; the process may end meanwhile.
+        DetachedThread.start(name: "capture stdin") { [self] in
+            while let line = readLine() {
+                let command = line.trimmingCharacters()
+                guard !command.isEmpty else { continue }
+                lines.withLock { if command == "clip" { $0.clips += 1 } else { $0.others.append(command) } }
+            }
+        }
+    }
+
+    /// The triggers that came since the last call, with what sent each (`SIGUSR1`, `stdin`), and
+    /// a warning for each line that is no command.
+    func take() -> (reasons: [String], warnings: [String]) {
+        let signals = Self.signals.exchange(0, ordering: .relaxed)
+        let read = lines.withLock { value in
+            defer { value = (0, []) }
+            return value
+        }
+        return (
+            Array(repeating: "SIGUSR1", count: signals) + Array(repeating: "stdin", count: read.clips),
+            read.others.map { "standard input: '\($0)' is no command; a line 'clip' triggers a clip" }
+        )
+    }
+}
+
+extension String {
+    /// Without the spaces, tabs and carriage return around it.
+    fileprivate func trimmingCharacters() -> String {
+        let blank: Set<Character> = [" ", "\t", "\r"]
+        return String(drop { blank.contains($0) }.reversed().drop { blank.contains($0) }.reversed())
+    }
+}
+
+extension RecordingSession {
+    /// Passes the triggers that came since the last call to the outputs at `time` (microseconds
+    /// from the start): SIGUSR1 and standard input's, and the microphones' level triggers at the
+    /// times their sound held.
+    ///
+    /// - Throws: what an output throws (`.outputExists`, `.cannotCreate` for a clip's file).
+    func passTriggers(now time: Int64) throws(CaptureError) {
+        guard let triggers = clipTriggers else { return }
+        let taken = triggers.take()
+        for line in taken.warnings { onWarning(line) }
+        for reason in taken.reasons { try outputs.trigger(at: time, reason: reason) }
+        for audio in tracks.compactMap(\.audio) {
+            for at in audio.meter.takeTriggers() { try outputs.trigger(at: at, reason: "level") }
+        }
+    }
+}
