@@ -7,10 +7,11 @@ alike. Prints one table of medians and capture/ffmpeg ratios (median, min and ma
 per-round ratios), the targets met or not, a stream and a file from one encode (8, against
 ffmpeg's tee muxer), the live test source at 1080p (7), and the camera
 jobs from the QEMU guest (5: vivid's raw webcam; 6: an MJPEG camera played by v4l2loopback; 9:
-two cameras and a microphone in one recording);
+two cameras and a microphone in one recording), and the memory of a 60 s pre-roll of event
+clips (10);
 writes all of it, every single run included, as JSON into the results folder.
 
-Usage: Bench/bench.py [--capture PATH] [--rounds N] [--jobs 1,2,3,3d,4,4v,5,6,7,8,9] [--results DIR]
+Usage: Bench/bench.py [--capture PATH] [--rounds N] [--jobs 1,2,3,3d,4,4v,5,6,7,8,9,10] [--results DIR]
 """
 
 import argparse
@@ -30,6 +31,7 @@ import camera  # noqa: E402
 import loopback  # noqa: E402
 import several  # noqa: E402
 import jobs  # noqa: E402
+import preroll  # noqa: E402
 import live  # noqa: E402
 import measure  # noqa: E402
 import probe  # noqa: E402
@@ -237,8 +239,8 @@ def main():
     parser.add_argument("--live-rounds", type=int, default=3,
                         help="rounds of job 7, each 20 s per rate and tool (default: 3)")
     parser.add_argument("--several-rounds", type=int, default=3, help="rounds of job 9 in the guest (default: 3)")
-    parser.add_argument("--jobs", default="1,2,3,3d,4,4v,5,6,7,8,9",
-                        help="which jobs to run (default: 1,2,3,3d,4,4v,5,6,7,8,9)")
+    parser.add_argument("--jobs", default="1,2,3,3d,4,4v,5,6,7,8,9,10",
+                        help="which jobs to run (default: 1,2,3,3d,4,4v,5,6,7,8,9,10)")
     parser.add_argument("--results", default=os.path.join(REPO, "bench-results"),
                         help="folder for the JSON results (default: bench-results)")
     options = parser.parse_args()
@@ -289,6 +291,9 @@ def main():
                    1 + options.live_rounds * len(live.RATES) * 2 * live.SECONDS // 60))
             data["live"] = live.run(capture, options.live_rounds, folder, log)
             data["live_summary"] = report.live_summary(data["live"])
+        if "10" in wanted:
+            data["preroll"] = preroll.run(capture, folder, log)
+            data["preroll_summary"] = preroll.summary(data["preroll"])
     finally:
         shutil.rmtree(folder, ignore_errors=True)
         if disk:
@@ -309,7 +314,8 @@ def main():
         data["several"] = several.run_on_host(capture, options.several_rounds, os.path.join(results, "guest-several"), REPO)
         data["several_summary"] = several.summary(data["several"])
 
-    text = report.render(data) + "".join("\n" + line for line in data.get("several_summary", []))
+    text = report.render(data) + "".join(
+        "\n" + line for line in data.get("several_summary", []) + data.get("preroll_summary", []))
     print(text)
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     for name in ("bench-%s.json" % stamp, "latest.json"):
@@ -319,7 +325,7 @@ def main():
         f.write(text + "\n")
     log("results in %s/bench-%s.json (and latest.json, latest.txt)" % (results, stamp))
     failed = [j for j in data["jobs"] if j.get("error")] + [
-        data[k] for k in ("camera", "loopback", "several") if data.get(k, {}).get("error")]
+        data[k] for k in ("camera", "loopback", "several", "preroll") if data.get(k, {}).get("error")]
     return 1 if failed else 0
 
 

@@ -141,6 +141,7 @@ extension ClipOutput {
     /// - Returns: the first error, if finishing one failed.
     func finishClips() -> CaptureError? {
         finishers.wait()
+        preRollHeld = ring.map { .init(seconds: ($0.seconds * 1000).rounded() / 1000, bytes: $0.bytes) }
         ring?.removeAll()
         var failure: CaptureError?
         if let segment = clip {
@@ -190,11 +191,20 @@ extension ClipOutput: RecordingOutput {
 
     func takeNews() -> (events: [RecordingEvent], warnings: [String]) { (takeEvents(), takeWarnings()) }
 
+    /// A keyframe at every whole second of the recording's clock, whatever frames were dropped:
+    /// a clip then starts at most a second before its pre-roll.
+    func wantsKeyframe(at time: Int64, stream: Int) throws(CaptureError) -> Bool {
+        guard time >= nextKeyframes[stream] ?? 0 else { return false }
+        nextKeyframes[stream] = (time / 1_000_000 + 1) * 1_000_000
+        return true
+    }
+
     /// Finishes the clip still open and waits for those being finished.
     func finish(_ recorded: RecordedStreams) -> OutputReport {
         let failure = finishClips()
         var report = OutputReport(name: name, bytes: bytesWritten, failure: failure)
         report.clips = opened
+        report.preRoll = preRollHeld
         return report
     }
 

@@ -45,6 +45,10 @@ final class ClipOutput: @unchecked Sendable {
     private var pendingOpen: (reason: String, time: Int64)?
     var ring: ClipRing?
     private(set) var opened = 0
+    /// What the ring held at the end, for the summary.
+    var preRollHeld: PreRollReport?
+    /// Per video stream, where its next keyframe is due (microseconds on the recording's clock).
+    var nextKeyframes: [Int: Int64] = [:]
     private(set) var started = false
     var warnings: [String] = []
     private var warnedRing = false

@@ -99,8 +99,9 @@ struct OutputReport {
     var duration: Double?
     /// Files a series opened.
     var segments: Int?
-    /// Clips opened (event clips).
+    /// Clips opened (event clips), and what their pre-roll held at the end.
     var clips: Int?
+    var preRoll: PreRollReport?
     /// Why a finished MP4 stays fragmented.
     var finishProblem: String?
     /// A network stream's report.

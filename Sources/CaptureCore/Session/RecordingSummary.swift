@@ -125,6 +125,8 @@ public struct RecordingSummary: Codable, Hashable, Sendable {
     /// With event clips: how many it opened (`output` is the template, `file_size` the bytes of
     /// them all, deleted ones included); nil otherwise.
     public var clips: Int? = nil
+    /// With event clips: what the pre-roll held at the end; nil otherwise.
+    public var preRoll: PreRollReport? = nil
     /// With a per-device file name (`cam%d.mp4`): each device's file, or its series' template,
     /// cameras first (`output` is the name as given, `file_size` the bytes of them all,
     /// `duration` the longest); nil otherwise.

@@ -43,6 +43,7 @@ extension RecordingSession {
         summary.finishProblem = main?.finishProblem
         summary.segments = main?.segments
         summary.clips = main?.clips
+        summary.preRoll = main?.preRoll
         if !plan.deviceFiles.isEmpty {
             // A series reads back as no one file: its device's stream's length as encoded.
             summary.files = carriers.enumerated().map { device, report in
