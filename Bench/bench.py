@@ -8,10 +8,10 @@ per-round ratios), the targets met or not, a stream and a file from one encode (
 ffmpeg's tee muxer), the live test source at 1080p (7), and the camera
 jobs from the QEMU guest (5: vivid's raw webcam; 6: an MJPEG camera played by v4l2loopback; 9:
 two cameras and a microphone in one recording), and the memory of a 60 s pre-roll of event
-clips (10);
+clips (10); the cost of audio levels against ffmpeg's astats (11);
 writes all of it, every single run included, as JSON into the results folder.
 
-Usage: Bench/bench.py [--capture PATH] [--rounds N] [--jobs 1,2,3,3d,4,4v,5,6,7,8,9,10] [--results DIR]
+Usage: Bench/bench.py [--capture PATH] [--rounds N] [--jobs 1,2,3,3d,4,4v,5,6,7,8,9,10,11] [--results DIR]
 """
 
 import argparse
@@ -239,8 +239,8 @@ def main():
     parser.add_argument("--live-rounds", type=int, default=3,
                         help="rounds of job 7, each 20 s per rate and tool (default: 3)")
     parser.add_argument("--several-rounds", type=int, default=3, help="rounds of job 9 in the guest (default: 3)")
-    parser.add_argument("--jobs", default="1,2,3,3d,4,4v,5,6,7,8,9,10",
-                        help="which jobs to run (default: 1,2,3,3d,4,4v,5,6,7,8,9,10)")
+    parser.add_argument("--jobs", default="1,2,3,3d,4,4v,5,6,7,8,9,10,11",
+                        help="which jobs to run (default: 1,2,3,3d,4,4v,5,6,7,8,9,10,11)")
     parser.add_argument("--results", default=os.path.join(REPO, "bench-results"),
                         help="folder for the JSON results (default: bench-results)")
     options = parser.parse_args()

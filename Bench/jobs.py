@@ -162,4 +162,25 @@ def host_jobs(capture, libload, swiftfloor=None):
             compare_threads=False,
         )
     )
+    # Audio levels (issue 25): ten minutes of 48 kHz stereo decoded and measured, peak and RMS per
+    # channel, against ffmpeg's astats filter doing the same and more; what a recording pays for
+    # its meter, which it always runs.
+    levels = "sine=frequency=1000:sample_rate=48000,pan=stereo|c0=c0|c1=0.5*c0"
+    jobs.append(
+        Job(
+            "11",
+            "audio levels",
+            "audio levels of 600 s of 48 kHz stereo: capture meter / ffmpeg -af astats",
+            [
+                Side("capture", [[capture, "meter", "lavfi:" + levels, "--duration", "600", "--interval", "1",
+                                  "--quiet"]]),
+                Side("ffmpeg", [FFMPEG + ["-f", "lavfi", "-i", levels, "-t", "600", "-af",
+                                          "astats=measure_perchannel=Peak_level+RMS_level:measure_overall=none",
+                                          "-f", "null", "-"]]),
+            ],
+            [Target("cpu", 1.0, "CPU ratio <= 1.00")],
+            check_files=False,
+            compare_threads=False,
+        )
+    )
     return jobs

@@ -267,6 +267,7 @@ struct RecordCommand: Command {
     func run() throws -> Int32 {
         let stop = StopSignal()
         stop.installHandlers()
+        if request.preRoll != nil { RecordingSession.takeClipTriggerSignal() }
         // A reader that goes away (`| head -c1`, a FIFO closed) is EPIPE on that write, reported
         // with the file finalized as far as it goes, not a silent death by SIGPIPE.
         signal(SIGPIPE, SIG_IGN)

@@ -43,41 +43,20 @@ struct SampleLevels: Equatable, Sendable {
             let step = planar ? 1 : channelCount
             switch packed {
             case AV_SAMPLE_FMT_U8:
-                scan(plane, as: UInt8.self, channel, first, step, count) {
-                    (Double($0) - 128) / 128
-                } clips: {
-                    $0 == 0 || $0 == .max
-                }
+                scanInteger(plane, as: UInt8.self, channel, first, step, count, center: 128, shift: 0, fullScale: 128)
             case AV_SAMPLE_FMT_S16:
-                scan(plane, as: Int16.self, channel, first, step, count) {
-                    Double($0) / 32_768
-                } clips: {
-                    $0 == .min || $0 == .max
-                }
+                scanInteger(plane, as: Int16.self, channel, first, step, count, center: 0, shift: 0, fullScale: 32_768)
             case AV_SAMPLE_FMT_S32:
-                scan(plane, as: Int32.self, channel, first, step, count) {
-                    Double($0) / 2_147_483_648
-                } clips: {
-                    $0 == .min || $0 == .max
-                }
+                scanInteger(
+                    plane, as: Int32.self, channel, first, step, count, center: 0, shift: 8, fullScale: 2_147_483_648)
             case AV_SAMPLE_FMT_S64:
-                scan(plane, as: Int64.self, channel, first, step, count) {
-                    Double($0) / 9.223_372_036_854_775_808e18
-                } clips: {
-                    $0 == .min || $0 == .max
-                }
+                scanInteger(
+                    plane, as: Int64.self, channel, first, step, count, center: 0, shift: 40,
+                    fullScale: 9.223_372_036_854_775_808e18)
             case AV_SAMPLE_FMT_FLT:
-                scan(plane, as: Float.self, channel, first, step, count) {
-                    Double($0)
-                } clips: {
-                    abs($0) >= 1
-                }
+                scanFloat(plane, as: Float.self, channel, first, step, count)
             case AV_SAMPLE_FMT_DBL:
-                scan(plane, as: Double.self, channel, first, step, count) {
-                    $0
-                } clips: {
-                    abs($0) >= 1
-                }
+                scanFloat(plane, as: Double.self, channel, first, step, count)
             default:
                 continue
             }
@@ -88,10 +67,49 @@ struct SampleLevels: Equatable, Sendable {
     private init(channelCount: Int) { channels = Array(repeating: Channel(), count: channelCount) }
     init() {}
 
-    /// Adds `count` samples of one channel, `step` apart from `first`, read as `T`.
-    private mutating func scan<T>(
+    /// Adds `count` integer samples of one channel, `step` apart from `first`, in integer
+    /// arithmetic: floating point costs many times more where the CPU is emulated, and a meter
+    /// that runs in every recording must cost next to nothing. `center` is the format's zero
+    /// (128 for unsigned 8-bit); samples are shifted right by `shift` bits first, so that the
+    /// squares of 32 and 64-bit ones add up without overflow (24 bits are kept, -144 dBFS);
+    /// `fullScale` is the magnitude that is 0 dBFS.
+    private mutating func scanInteger<T: FixedWidthInteger>(
         _ plane: UnsafeMutablePointer<UInt8>, as type: T.Type, _ channel: Int, _ first: Int, _ step: Int,
-        _ count: Int, value: (T) -> Double, clips: (T) -> Bool
+        _ count: Int, center: Int64, shift: Int64, fullScale: Double
+    ) {
+        let samples = UnsafeRawPointer(plane).assumingMemoryBound(to: T.self)
+        var peak: Int64 = 0
+        var clipped = 0
+        var squares = 0.0
+        var index = first
+        var left = count
+        while left > 0 {
+            // Squares of up to 2^23 each: 8192 of them stay far below 2^63.
+            let run = min(left, 8192)
+            var sum: Int64 = 0
+            for _ in 0..<run {
+                let raw = samples[index]
+                let value = (Int64(raw) - center) >> shift
+                let magnitude = value < 0 ? -value : value
+                if magnitude > peak { peak = magnitude }
+                sum &+= value &* value
+                if raw == T.min || raw == T.max { clipped += 1 }
+                index += step
+            }
+            squares += Double(sum)
+            left -= run
+        }
+        let unit = Double(Int64(1) << shift) / fullScale
+        channels[channel].peak = max(channels[channel].peak, Double(peak) * unit)
+        channels[channel].sumOfSquares += squares * unit * unit
+        channels[channel].clipped += clipped
+    }
+
+    /// Adds `count` floating-point samples of one channel, `step` apart from `first`; full scale
+    /// is 1, and a magnitude of 1 or more is clipped.
+    private mutating func scanFloat<T: BinaryFloatingPoint>(
+        _ plane: UnsafeMutablePointer<UInt8>, as type: T.Type, _ channel: Int, _ first: Int, _ step: Int,
+        _ count: Int
     ) {
         let samples = UnsafeRawPointer(plane).assumingMemoryBound(to: T.self)
         var peak = channels[channel].peak
@@ -99,11 +117,11 @@ struct SampleLevels: Equatable, Sendable {
         var clipped = 0
         var index = first
         for _ in 0..<count {
-            let sample = samples[index]
-            let x = value(sample)
-            sum += x * x
-            peak = max(peak, abs(x))
-            if clips(sample) { clipped += 1 }
+            let value = Double(samples[index])
+            let magnitude = abs(value)
+            if magnitude > peak { peak = magnitude }
+            if magnitude >= 1 { clipped += 1 }
+            sum += value * value
             index += step
         }
         channels[channel].peak = peak

@@ -27,6 +27,8 @@ final class ClipOutput: @unchecked Sendable {
     var videoStreams: Set<Int> = []
     /// Per AAC or Opus stream of an MP4 or MOV, the samples its priming holds.
     var prerolls: [Int: Int] = [:]
+    /// Streams of raw PCM, cut at the very sample where a clip starts and ends.
+    var pcmStreams: Set<Int> = []
     /// The next clip's container with every stream, no file yet; its time bases time the packets.
     private var next: Segment
     /// The clip being written, its priming, and why it will close.
@@ -88,10 +90,11 @@ final class ClipOutput: @unchecked Sendable {
     func addStream(_ source: StreamSource) throws(FFmpegError) -> Int {
         sources.append(source)
         let index = sources.count - 1
-        if case .encoder(let encoder) = source.feed, FastStartRewrite.muxers.contains(formatName),
-            encoder.decoderPreroll > 0
-        {
-            prerolls[index] = encoder.decoderPreroll
+        if case .encoder(let encoder) = source.feed {
+            if encoder.name.hasPrefix("pcm_") { pcmStreams.insert(index) }
+            if FastStartRewrite.muxers.contains(formatName) && encoder.decoderPreroll > 0 {
+                prerolls[index] = encoder.decoderPreroll
+            }
         }
         // Every clip starts within the recording: a primed stream carries its priming, no other.
         let added = try next.container.addStream(source, priming: prerolls[index] ?? 0)
@@ -138,6 +141,17 @@ final class ClipOutput: @unchecked Sendable {
         _ packet: Packet, stream: Int, time: Int64, decodeTime: Int64, isVideo: Bool, into clip: Segment
     ) {
         let end = min(clipEnd ?? .max, clipLimit ?? .max)
+        // Raw PCM across the start or the end is cut on the very sample.
+        let cut = time < clip.start ? clip.start : end < .max ? end : nil
+        if pcmStreams.contains(stream), let cut, cut > time,
+            let tail = cutPCM(packet, stream: stream, time: time, at: cut)
+        {
+            if cut == clip.start {
+                return feed(tail, stream: stream, time: cut, decodeTime: cut, isVideo: false, into: clip)
+            }
+            put(packet, stream: stream, time: time, into: clip)
+            return feed(tail, stream: stream, time: cut, decodeTime: cut, isVideo: false, into: clip)
+        }
         // Video by decoding order: a frame written has every frame it refers to written before it.
         if (isVideo ? decodeTime : time) >= end {
             if isVideo { videoPastEnd = true } else { audioPastEnd = true }
@@ -148,6 +162,19 @@ final class ClipOutput: @unchecked Sendable {
         // Audio from where the clip's video starts.
         guard isVideo || time >= clip.start else { return }
         put(packet, stream: stream, time: time, into: clip)
+    }
+
+    /// Microseconds a ring entry's packet lasts.
+    private func duration(of entry: ClipRing.Entry) -> Int64 {
+        next.container.microseconds(ofTicks: max(0, entry.packet.duration), stream: entry.stream)
+    }
+
+    /// Cuts a PCM packet that starts at `time` at `cut` (microseconds) when it runs across it:
+    /// the packet keeps the head, the tail is returned; nil when it does not run across.
+    private func cutPCM(_ packet: Packet, stream: Int, time: Int64, at cut: Int64) -> Packet? {
+        let container = next.container
+        let ticks = container.ticks(ofMicroseconds: cut, stream: stream) - (packet.pts ?? 0)
+        return (try? packet.splitPCM(at: ticks)) ?? nil
     }
 
     /// A trigger at `time` (microseconds on the recording's clock): opens a clip, extends the one
@@ -203,7 +230,9 @@ final class ClipOutput: @unchecked Sendable {
             try priming.remember(entry.packet, stream: entry.stream)
         }
         for entry in held {
-            guard let clip, entry.isVideo || entry.time >= start else { continue }
+            // A PCM packet across the start is cut there (`feed`); others start on it or after.
+            let reaches = pcmStreams.contains(entry.stream) && entry.time + duration(of: entry) > start
+            guard let clip, entry.isVideo || entry.time >= start || reaches else { continue }
             let copy = try media("writing the pre-roll") { () throws(FFmpegError) in
                 try Packet(referencing: entry.packet)
             }

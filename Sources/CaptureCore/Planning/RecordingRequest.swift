@@ -89,7 +89,8 @@ public struct RecordingRequest: Sendable {
     public var levelInterval: Double?
     /// Event clips: seconds of packets kept in memory before a trigger; nil: no clips, the
     /// recording goes to `output` as one file (or segments). With it, `output` is the clips'
-    /// template (`ClipPlan`).
+    /// template (`ClipPlan`), and the session takes SIGUSR1 as a trigger for the rest of the
+    /// process.
     public var preRoll: Double?
     /// Seconds a clip runs on after the last trigger; nil: a trigger toggles a clip on and off.
     public var postRoll: Double?

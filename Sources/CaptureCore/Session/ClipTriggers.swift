@@ -11,21 +11,10 @@ final class ClipTriggers: Sendable {
     private static let signals = Atomic<Int>(0)
     private let lines = Mutex<(clips: Int, others: [String])>((0, []))
 
-    /// Routes SIGUSR1 to the clips for the rest of the process (its default would end it), and
-    /// with `standardInput` starts reading lines from standard input.
-    ///
-    /// A `sigaction(2)` handler that only adds to an atomic, which is async-signal-safe;
-    /// `SA_RESTART` keeps the other threads' system calls from failing with `EINTR`.
+    /// Routes SIGUSR1 to the clips (`installSignalHandler`), and with `standardInput` starts
+    /// reading lines from standard input.
     init(standardInput: Bool) {
-        var action = sigaction()
-        action.__sigaction_handler = .init(sa_handler: { _ in
-            ClipTriggers.signals.wrappingAdd(1, ordering: .relaxed)
-        })
-        sigemptyset(&action.sa_mask)
-        action.sa_flags = SA_RESTART
-        sigaction(SIGUSR1, &action, nil)
-        // Any signal before this one belongs to no recording.
-        Self.signals.store(0, ordering: .relaxed)
+        Self.installSignalHandler()
         guard standardInput else { return }
         // Blocked in a read for as long as standard input stays open; the process may end meanwhile.
         DetachedThread.start(name: "capture stdin") { [self] in
@@ -35,6 +24,23 @@ final class ClipTriggers: Sendable {
                 lines.withLock { if command == "clip" { $0.clips += 1 } else { $0.others.append(command) } }
             }
         }
+    }
+
+    /// Routes SIGUSR1 to event clips for the rest of the process: its default action would end
+    /// it. A recorder that takes triggers installs it first thing, before the devices are probed
+    /// and opened (seconds on a slow machine): a SIGUSR1 meanwhile is a trigger for when the
+    /// recording runs, not the end of the process. Idempotent.
+    ///
+    /// A `sigaction(2)` handler that only adds to an atomic, which is async-signal-safe;
+    /// `SA_RESTART` keeps the other threads' system calls from failing with `EINTR`.
+    static func installSignalHandler() {
+        var action = sigaction()
+        action.__sigaction_handler = .init(sa_handler: { _ in
+            ClipTriggers.signals.wrappingAdd(1, ordering: .relaxed)
+        })
+        sigemptyset(&action.sa_mask)
+        action.sa_flags = SA_RESTART
+        sigaction(SIGUSR1, &action, nil)
     }
 
     /// The triggers that came since the last call, with what sent each (`SIGUSR1`, `stdin`), and
@@ -61,6 +67,13 @@ extension String {
 }
 
 extension RecordingSession {
+    /// Takes SIGUSR1 as an event clip's trigger from now on, for the rest of the process (its
+    /// default action would end it). A session with event clips (`RecordingRequest.preRoll`)
+    /// takes it when it is made; a recorder calls this first, before planning probes and opens
+    /// the devices, so that a SIGUSR1 meanwhile triggers a clip once the recording runs rather
+    /// than ending the process. Wraps `sigaction(2)`; thread-safe, idempotent.
+    public static func takeClipTriggerSignal() { ClipTriggers.installSignalHandler() }
+
     /// Passes the triggers that came since the last call to the outputs at `time` (microseconds
     /// from the start): SIGUSR1 and standard input's, and the microphones' level triggers at the
     /// times their sound held.

@@ -190,6 +190,16 @@ import Testing
         #expect(run.stderr.contains("Warning: standard input: 'hello' is no command; a line 'clip' triggers a clip"))
     }
 
+    /// SIGUSR1 is taken from the start, before the devices are there: a signal while the recorder
+    /// waits for its device does not end the process (it ends as the wait does, 66).
+    @Test func aSignalBeforeTheRecordingRunsDoesNotEndIt() throws {
+        let scratch = try RecordScratch()
+        let run = try Self.record(
+            ["--audio", "hw:CARD=NoSuchCard,DEV=0", "--wait", "3", "--pre-roll", "1", scratch.path("w-%n.wav")],
+            in: scratch, during: Self.signals(at: [1.5]))
+        #expect(run.status == 66, "\(run.stderr)")
+    }
+
     /// --keep 2 over five clips: the oldest three deleted as the newer close.
     @Test func keepTwoOverFiveClips() throws {
         let scratch = try RecordScratch()
