@@ -40,7 +40,7 @@ struct MeterCommand: Command {
                 default: "5"),
             .waitOption,
             .json,
-            .flag("--quiet", help: "Print no readings, only the summary (and errors)."),
+            .flag("--quiet", help: "Print no readings, only the summary (and errors); with --json too."),
             .verbose,
         ],
         examples: [
@@ -83,13 +83,16 @@ struct MeterCommand: Command {
             if !quiet { printError((redraws ? "\r\u{1B}[K" : "") + "Warning: \(line)\n") }
         }
         meter.onReading = { event in
+            guard !quiet else { return }
             if json {
                 try? printJSONLine(event)
-            } else if !quiet {
+            } else {
                 let line = Self.readingText(event)
                 print(redraws ? "\r\(line)\u{1B}[K" : line, terminator: redraws ? "" : "\n")
-                if redraws { flushStandardOutput() }
+                flushStandardOutput()
             }
+            // A reader that went away (`| head -1`) ends the meter, as Ctrl-C would.
+            if standardOutputFailure() != nil { stop.request() }
         }
         let summary = try meter.run()
         if redraws && !quiet { print("") }

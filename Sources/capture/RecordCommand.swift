@@ -40,6 +40,14 @@ struct RecordCommand: Command {
             complete segments, also after a crash; a recording that ends (Ctrl-C included) marks \
             it ended.
 
+            Event clips: with --pre-roll SECONDS nothing goes to disk until a trigger (SIGUSR1, \
+            --trigger stdin or level:DBFS); the last SECONDS are kept in memory and a trigger \
+            saves them, with what follows up to --post-roll after the last trigger, as a complete \
+            file named from OUTPUT as a template. Levels: every microphone's peak and RMS per \
+            channel are measured; on a terminal the progress line shows them, the summary gives \
+            them, a microphone silent for 5 s is warned about, and --json --level-interval \
+            SECONDS prints them as audio_level lines.
+
             Streaming: an output that is an rtmp:// or rtmps:// URL is sent to that server as FLV \
             (H.264 and AAC), an rtsp:// URL to an RTSP server that takes a publisher (ANNOUNCE and \
             RECORD, RTP over the RTSP connection; H.264 with AAC or Opus), an srt:// URL as \
@@ -189,7 +197,7 @@ struct RecordCommand: Command {
             .option(
                 "--level-interval", "seconds",
                 help:
-                    "With --json, print each microphone's level this often as an audio_level line: peak and RMS per channel in dBFS, clipped samples."
+                    "With --json, print each microphone's level this often (0.1 s or more) as an audio_level line: peak and RMS per channel in dBFS, clipped samples."
             ),
             .flag("--quiet", help: "Print nothing but errors (and the --json summary)."),
             .verbose,
@@ -267,7 +275,8 @@ struct RecordCommand: Command {
     func run() throws -> Int32 {
         let stop = StopSignal()
         stop.installHandlers()
-        if request.preRoll != nil { RecordingSession.takeClipTriggerSignal() }
+        // SIGUSR1 triggers a clip; in a recording without clips it is ignored rather than ending it.
+        RecordingSession.takeClipTriggerSignal()
         // A reader that goes away (`| head -c1`, a FIFO closed) is EPIPE on that write, reported
         // with the file finalized as far as it goes, not a silent death by SIGPIPE.
         signal(SIGPIPE, SIG_IGN)

@@ -66,6 +66,12 @@ extension RecordCommand {
     static func summaryText(_ s: RecordingSummary) -> String {
         var out =
             "\(s.streams != nil && s.output == s.streams?.first?.url ? "Streamed" : "Recorded") \(s.output == "-" ? "standard output" : s.output): \(s.container), \(String(cFormat: "%.2f", s.duration)) s, \(byteText(s.fileSize))\n"
+        if let clips = s.clips {
+            // Event clips: the recording ran its time, and only the clips are on disk.
+            out =
+                "Recorded \(String(cFormat: "%.2f", s.duration)) s with \(clips) clip\(clips == 1 ? "" : "s") of \(s.output) "
+                + "(\(s.container), \(byteText(s.fileSize)))\n"
+        }
         // With several cameras or microphones, each one's lines in the order given.
         for v in s.cameras ?? (s.video.map { [$0] } ?? []) { out += videoText(v, container: s.container) }
         for a in s.microphones ?? (s.audio.map { [$0] } ?? []) { out += audioText(a) }
@@ -77,7 +83,10 @@ extension RecordCommand {
         }
         if let controls = s.controls { out += ControlsText.recorded(controls) }
         if let segments = s.segments { out += "  segments: \(segments) file\(segments == 1 ? "" : "s")\n" }
-        if let clips = s.clips { out += "  clips: \(clips) file\(clips == 1 ? "" : "s")\n" }
+        if let preRoll = s.preRoll {
+            out +=
+                "  pre-roll: \(String(cFormat: "%.1f", preRoll.seconds)) s held at the end in \(byteText(preRoll.bytes))\n"
+        }
         for file in s.files ?? [] {
             let series = file.segments.map { ", \($0) segment\($0 == 1 ? "" : "s")" } ?? ""
             out +=

@@ -88,6 +88,15 @@ public final class MicrophoneMeter {
             throw .notSupported(device: device.name, reason: "gives no audio")
         }
         let info = input.info(of: index)
+        // A test source or lavfi graph delivers what its graph says: it has no modes to choose.
+        if let asked = request.sampleRate, let rate = info.sampleRate, asked != rate {
+            onWarning("\(device.name) delivers \(rate) Hz, not the \(asked) asked: measured as it delivers")
+        }
+        if let asked = request.channels, let channels = info.channels, asked != channels {
+            onWarning(
+                "\(device.name) delivers \(channels) channel\(channels == 1 ? "" : "s"), not the \(asked) asked: "
+                    + "measured as it delivers")
+        }
         var meter = LevelMeter(
             device: device.name, interval: request.interval, mixerHint: RecordingSession.mixerHint(device))
         let samples = try measure(input, stream: index, deadline: deadline, meter: &meter, device: device)

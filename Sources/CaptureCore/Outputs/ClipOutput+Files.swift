@@ -4,36 +4,40 @@ import Glibc
 /// A clip's file: made, written, finished and kept by the retention policy.
 extension ClipOutput {
     /// Writes its header to the clip's file, named from the template now, starting at `time`.
+    /// A name this recording gave before, or (without replacing) one that exists, is never
+    /// written again: the clip takes the name with `-2`, `-3` ... before its extension, so that
+    /// a template whose names repeat (`%H`, two clips in one hour) loses no clip.
     func create(_ segment: Segment, at time: Int64, reason: String) throws(CaptureError) {
-        let path = plan.template.path(number: segment.number, date: Date())
-        // A name this recording gave before is never written again, whatever --force says.
-        if lock.withLock({ finishedPaths.contains(path) || inFlight.contains(path) }) {
+        let named = plan.template.path(number: segment.number, date: Date())
+        let taken = lock.withLock { Set(finishedPaths).union(inFlight) }
+        let candidates = [named] + (2...999).map { Self.suffixed(named, $0) }
+        guard
+            let path = candidates.first(where: {
+                !taken.contains($0) && (replacing && $0 == named || access($0, F_OK) != 0)
+            })
+        else {
             throw .cannotCreate(
-                path: path,
-                reason: "the template gave this name to an earlier clip of this recording; "
-                    + "add %n or a finer time field to it")
+                path: named, reason: "999 clips of this recording have this name; add %n to the template")
         }
-        segment.path = path
-        segment.start = time
-        segment.end = time
-        segment.origins = sources.indices.map { stream in
+        let origins = sources.indices.map { stream in
             videoStreams.contains(stream) ? segment.container.ticks(ofMicroseconds: time, stream: stream) : nil
         }
-        do {
-            // Locked before it has its name, so another recorder's retention never finds it unlocked.
-            try OutputFile(path: path).create(segment.container, options: options, replacing: replacing) {
-                segment.lockDescriptor = SegmentLock.hold($0)
-            }
-        } catch {
-            segment.unlock()
-            throw .creatingFailed(error, path: path, formatName: formatName)
-        }
+        try segment.create(
+            path: path, at: time, origins: origins, options: options, replacing: replacing, formatName: formatName)
         lock.withLock {
             events.append(
                 RecordingEvent(
                     event: .clipOpened, path: path, number: segment.number, start: SegmentedOutput.seconds(time),
                     reason: reason))
         }
+    }
+
+    /// `path` with `-N` before its extension.
+    static func suffixed(_ path: String, _ number: Int) -> String {
+        let name = path.pathLastComponent
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "\(path)-\(number)" }
+        let folder = path.dropLast(name.count)
+        return "\(folder)\(name[..<dot])-\(number)\(name[dot...])"
     }
 
     /// Writes a packet that starts at `time` into the clip, on the clip's own times. A write that

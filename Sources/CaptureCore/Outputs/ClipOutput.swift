@@ -42,6 +42,10 @@ final class ClipOutput: @unchecked Sendable {
     /// The kinds of stream that have reached the clip's end.
     private var videoPastEnd = false
     private var audioPastEnd = false
+    /// Where the video written ends (microseconds), and the audio past the clip's end held until
+    /// that is known.
+    private var videoEnd: Int64 = 0
+    private var heldAudio: [(packet: Packet, stream: Int, time: Int64)] = []
     /// A trigger (why, when) that came before the ring had a place to start a clip: the clip
     /// opens at the first.
     private var pendingOpen: (reason: String, time: Int64)?
@@ -137,31 +141,66 @@ final class ClipOutput: @unchecked Sendable {
 
     /// Writes a live packet into the open clip, or notes that its stream has passed the clip's end
     /// and closes the clip once every kind of stream has.
+    ///
+    /// Video ends by decoding order (a frame written has every frame it refers to written before
+    /// it), so its last frames may show a little past the end; the audio runs on to where the
+    /// video written ends, held until that is known (the encoder hands the video over later than
+    /// the audio of the same moment).
     private func feed(
         _ packet: Packet, stream: Int, time: Int64, decodeTime: Int64, isVideo: Bool, into clip: Segment
     ) {
         let end = min(clipEnd ?? .max, clipLimit ?? .max)
+        if clipLimit.map({ end == $0 && end != clipEnd }) == true { closeReason = "max-clip" }
+        let audioEnd = hasVideo ? (videoPastEnd ? max(end, videoEnd) : nil) : end
         // Raw PCM across the start or the end is cut on the very sample.
-        let cut = time < clip.start ? clip.start : end < .max ? end : nil
-        if pcmStreams.contains(stream), let cut, cut > time,
+        let cut = time < clip.start ? clip.start : audioEnd.flatMap { $0 < .max ? $0 : nil }
+        if !isVideo, pcmStreams.contains(stream), let cut, cut > time,
             let tail = cutPCM(packet, stream: stream, time: time, at: cut)
         {
-            if cut == clip.start {
-                return feed(tail, stream: stream, time: cut, decodeTime: cut, isVideo: false, into: clip)
-            }
-            put(packet, stream: stream, time: time, into: clip)
+            if cut != clip.start { put(packet, stream: stream, time: time, into: clip) }
             return feed(tail, stream: stream, time: cut, decodeTime: cut, isVideo: false, into: clip)
         }
-        // Video by decoding order: a frame written has every frame it refers to written before it.
-        if (isVideo ? decodeTime : time) >= end {
-            if isVideo { videoPastEnd = true } else { audioPastEnd = true }
-            if clipLimit.map({ end == $0 && end != clipEnd }) == true { closeReason = "max-clip" }
-            if (videoPastEnd || !hasVideo) && (audioPastEnd || !hasAudio) { closeClip() }
+        if isVideo {
+            guard decodeTime < end else { return videoPassedEnd(clip) }
+            put(packet, stream: stream, time: time, into: clip)
+            let length = next.container.microseconds(ofTicks: max(1, packet.duration), stream: stream)
+            videoEnd = max(videoEnd, time + length)
             return
         }
-        // Audio from where the clip's video starts.
-        guard isVideo || time >= clip.start else { return }
-        put(packet, stream: stream, time: time, into: clip)
+        guard time >= clip.start else { return }
+        if let audioEnd {
+            guard time < audioEnd else {
+                audioPastEnd = true
+                return closeIfDone()
+            }
+            return put(packet, stream: stream, time: time, into: clip)
+        }
+        if time < end { return put(packet, stream: stream, time: time, into: clip) }
+        // Past the end before the video: held until the video's end is known, for two seconds
+        // at most (a camera that stopped delivering).
+        if time - end > 2_000_000 {
+            audioPastEnd = true
+            return closeIfDone()
+        }
+        if let copy = try? Packet(referencing: packet) { heldAudio.append((copy, stream, time)) }
+    }
+
+    /// The first video packet past the clip's end: the audio held meanwhile goes in up to where
+    /// the video written ends.
+    private func videoPassedEnd(_ clip: Segment) {
+        guard !videoPastEnd else { return closeIfDone() }
+        videoPastEnd = true
+        let held = heldAudio
+        heldAudio = []
+        for (packet, stream, time) in held where self.clip === clip {
+            feed(packet, stream: stream, time: time, decodeTime: time, isVideo: false, into: clip)
+        }
+        closeIfDone()
+    }
+
+    /// Closes the clip once every kind of stream has passed its end.
+    private func closeIfDone() {
+        if clip != nil && (videoPastEnd || !hasVideo) && (audioPastEnd || !hasAudio) { closeClip() }
     }
 
     /// Microseconds a ring entry's packet lasts.
@@ -192,6 +231,14 @@ final class ClipOutput: @unchecked Sendable {
                 return
             }
             clipEnd = max(clipEnd ?? time, time + Int64((postRoll * 1e6).rounded()))
+            // Audio held past the old end goes in now, in order, before the next packet.
+            let held = heldAudio
+            heldAudio = []
+            if let open = clip {
+                for (packet, stream, time) in held where clip === open {
+                    feed(packet, stream: stream, time: time, decodeTime: time, isVideo: false, into: open)
+                }
+            }
             return
         }
         // A clip whose streams are passing its end is done: the new one has its own pre-roll.
@@ -220,7 +267,7 @@ final class ClipOutput: @unchecked Sendable {
             return Segment(number: opened + 1, container: container)
         }
         closeReason = plan.postRoll == nil ? "stop" : "post-roll"
-        (videoPastEnd, audioPastEnd) = (false, false)
+        (videoPastEnd, audioPastEnd, videoEnd, heldAudio) = (false, false, 0, [])
         clipEnd = plan.postRoll.map { trigger + Int64(($0 * 1e6).rounded()) }
         clipLimit = plan.maxClip.map { start + Int64(($0 * 1e6).rounded()) }
         // The priming of a primed stream: the ring's packets before the clip's first of it.

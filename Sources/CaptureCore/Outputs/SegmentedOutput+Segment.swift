@@ -31,6 +31,29 @@ extension SegmentedOutput {
 
         deinit { unlock() }
 
+        /// Writes its header to a new file at `path`, starting at `time` on the recording's clock
+        /// with `origins` (`OutputFile.create`); locked (`SegmentLock`) before it has its name, so
+        /// another recorder's retention never finds it unlocked.
+        ///
+        /// - Throws: `.outputExists`, `.cannotCreate` or `.io` when the file cannot be made.
+        func create(
+            path: String, at time: Int64, origins: [Int64?], options: [String: String], replacing: Bool,
+            formatName: String
+        ) throws(CaptureError) {
+            self.path = path
+            start = time
+            end = time
+            self.origins = origins
+            do {
+                try OutputFile(path: path).create(container, options: options, replacing: replacing) {
+                    self.lockDescriptor = SegmentLock.hold($0)
+                }
+            } catch {
+                unlock()
+                throw .creatingFailed(error, path: path, formatName: formatName)
+            }
+        }
+
         /// Drops the file's `SegmentLock`: another recorder's retention may delete it from now on.
         func unlock() {
             SegmentLock.release(lockDescriptor)

@@ -187,23 +187,13 @@ final class SegmentedOutput: @unchecked Sendable {
                 reason: "the template gave this name to an earlier segment of this recording; "
                     + "add %n or a finer time field to it")
         }
-        segment.path = path
-        segment.start = time
-        segment.end = time
-        segment.origins = (0..<sources.count).map { stream in
-            // The first file keeps the recording's own times (an encoder's priming before 0).
+        // The first file keeps the recording's own times (an encoder's priming before 0).
+        let origins = (0..<sources.count).map { stream in
             segment.number == 1 || videoStreams.contains(stream)
                 ? segment.container.ticks(ofMicroseconds: time, stream: stream) : nil
         }
-        do {
-            // Locked before it has its name, so another recorder's retention never finds it unlocked.
-            try OutputFile(path: path).create(segment.container, options: options, replacing: replacing) {
-                segment.lockDescriptor = SegmentLock.hold($0)
-            }
-        } catch {
-            segment.unlock()
-            throw .creatingFailed(error, path: path, formatName: formatName)
-        }
+        try segment.create(
+            path: path, at: time, origins: origins, options: options, replacing: replacing, formatName: formatName)
         lock.withLock {
             numbers[path] = segment.number
             events.append(

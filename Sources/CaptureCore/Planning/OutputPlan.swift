@@ -22,7 +22,9 @@ public struct OutputPlan: Sendable {
     /// True when the file's name holds a device field: one file per device (`DeviceFiles`).
     func perDevice(_ request: RecordingRequest) -> Bool {
         guard let file, !toStandardOutput else { return false }
-        return DeviceFiles.isTemplate(file, segments: request.segmentTime != nil || request.segmentSize != nil)
+        // In a template of segments or clips, %d is strftime's day of the month.
+        let timed = request.segmentTime != nil || request.segmentSize != nil || request.preRoll != nil
+        return DeviceFiles.isTemplate(file, segments: timed)
     }
 
     /// Plans the outputs of `request`.

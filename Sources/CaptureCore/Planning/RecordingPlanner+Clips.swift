@@ -26,6 +26,15 @@ extension RecordingPlanner {
         if let maxClip = request.maxClip, maxClip < 1 || maxClip > DurationValue.longest {
             throw .usage("\(.maxClip) takes 1 s or more, not \(DurationValue.text(maxClip))")
         }
+        // A clip starts up to a keyframe interval (1 s) before its pre-roll; a limit that does not
+        // reach past it and the post-roll would end clips before the moment that triggered them.
+        if let maxClip = request.maxClip, maxClip < preRoll + 1 + (request.postRoll ?? 0) {
+            let least = DurationValue.text(preRoll + 1 + (request.postRoll ?? 0))
+            throw .usage(
+                "\(.maxClip) \(DurationValue.text(maxClip)) s would end clips before their trigger's moment and "
+                    + "post-roll: it counts from the clip's start, a keyframe up to 1 s before the pre-roll; "
+                    + "give at least \(least) s")
+        }
         if let bytes = request.preRollBytes, bytes < 1 << 20 {
             throw .usage("\(.preRollSize) takes 1M or more, not \(bytes) bytes")
         }
@@ -65,7 +74,7 @@ extension RecordingPlanner {
             throw .usage("event clips and segments are two ways to cut the recording; give \(.preRoll) or segments")
         }
         if outputs.container.muxer == "hls" { throw .usage("\(file): an HLS playlist takes no event clips") }
-        if outputs.perDevice(request) { throw .usage("\(file): event clips hold every device; no %d or %{name}") }
+        if outputs.perDevice(request) { throw .usage("\(file): event clips hold every device; no %{index} or %{name}") }
         if request.audio != nil, (request.audioCodec ?? outputs.container.defaultAudioCodec) == .flac {
             throw .usage(
                 "FLAC cannot start mid-stream, as a clip does; record the clips as .wav, or with "

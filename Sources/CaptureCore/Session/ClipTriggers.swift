@@ -43,6 +43,12 @@ final class ClipTriggers: Sendable {
         sigaction(SIGUSR1, &action, nil)
     }
 
+    /// Takes the SIGUSR1s that came in a recording without clips: true the first time any came.
+    static func takeStraySignals() -> Bool {
+        signals.exchange(0, ordering: .relaxed) > 0 && !warnedStray.exchange(true, ordering: .relaxed)
+    }
+    private static let warnedStray = Atomic<Bool>(false)
+
     /// The triggers that came since the last call, with what sent each (`SIGUSR1`, `stdin`), and
     /// a warning for each line that is no command.
     func take() -> (reasons: [String], warnings: [String]) {
@@ -71,7 +77,8 @@ extension RecordingSession {
     /// default action would end it). A session with event clips (`RecordingRequest.preRoll`)
     /// takes it when it is made; a recorder calls this first, before planning probes and opens
     /// the devices, so that a SIGUSR1 meanwhile triggers a clip once the recording runs rather
-    /// than ending the process. Wraps `sigaction(2)`; thread-safe, idempotent.
+    /// than ending the process. In a recording without clips a SIGUSR1 is warned about once and
+    /// ignored. Wraps `sigaction(2)`; thread-safe, idempotent.
     public static func takeClipTriggerSignal() { ClipTriggers.installSignalHandler() }
 
     /// Passes the triggers that came since the last call to the outputs at `time` (microseconds
@@ -80,7 +87,13 @@ extension RecordingSession {
     ///
     /// - Throws: what an output throws (`.outputExists`, `.cannotCreate` for a clip's file).
     func passTriggers(now time: Int64) throws(CaptureError) {
-        guard let triggers = clipTriggers else { return }
+        guard let triggers = clipTriggers else {
+            // A recorder takes SIGUSR1 whether it makes clips or not: a stray one ends nothing.
+            if ClipTriggers.takeStraySignals() {
+                onWarning("SIGUSR1 triggers event clips, which this recording does not make; ignored")
+            }
+            return
+        }
         let taken = triggers.take()
         for line in taken.warnings { onWarning(line) }
         for reason in taken.reasons { try outputs.trigger(at: time, reason: reason) }

@@ -43,8 +43,6 @@ struct LevelMeter {
         self.trigger = trigger
     }
 
-    /// Where the reading going on started (microseconds from the start).
-    private var readingStart: Int64 = 0
     /// Seconds the level has been at or above the trigger's threshold, and when it last
     /// triggered during that run (microseconds; nil: not yet).
     private var loudRun = 0.0
@@ -75,12 +73,18 @@ struct LevelMeter {
             let at = time + Int64(offset - first) * 1_000_000 / rate
             var n = min(Int64(total - offset), readingSize - reading.samples)
             if let eventSize { n = min(n, eventSize - event.samples) }
+            // The level trigger judges every hundredth of a second: its hold is that exact.
+            if trigger != nil { n = min(n, max(1, rate / 100)) }
             var block = SampleLevels()
             block.add(frame, from: offset, count: Int(n))
             guard block.samples > 0 else { return }
             offset += Int(n)
             self.total.merge(block)
-            if reading.samples == 0 { readingStart = at }
+            if let trigger {
+                triggerIfLoud(
+                    block.channels.map(\.peak).max() ?? 0, from: at, seconds: Double(n) / Double(rate), trigger: trigger
+                )
+            }
             reading.merge(block)
             if reading.samples >= readingSize {
                 close(reading, seconds: Double(reading.samples) / Double(rate))
@@ -98,7 +102,7 @@ struct LevelMeter {
         guard event.samples > 0, let eventStart else { return }
         news.events.append(
             RecordingEvent(
-                event: .audioLevel, start: (Double(eventStart) / 1e3).rounded() / 1e3,
+                event: .audioLevel, start: (Double(eventStart) / 1e3).rounded() / 1e3 + 0,
                 duration: (Double(event.samples) / Double(rate) * 1e6).rounded() / 1e6, device: device,
                 channels: Self.level(of: event).channels))
         event = SampleLevels()
@@ -114,7 +118,6 @@ struct LevelMeter {
     private mutating func close(_ levels: SampleLevels, seconds: Double) {
         let level = Self.level(of: levels)
         latest = level
-        if let trigger { triggerIfLoud(level, seconds: seconds, trigger: trigger) }
         let silent = (level.peak ?? -.infinity) < Self.silenceFloor
         if silent {
             silentRun += seconds
@@ -136,15 +139,18 @@ struct LevelMeter {
         }
     }
 
-    /// Notes a reading of `seconds` against the level trigger.
-    private mutating func triggerIfLoud(_ level: AudioLevel, seconds: Double, trigger: ClipPlan.LevelTrigger) {
-        guard (level.peak ?? -.infinity) >= trigger.threshold else {
+    /// Notes `seconds` of samples from `start` (microseconds) whose largest magnitude is `peak`
+    /// (full scale 1) against the level trigger.
+    private mutating func triggerIfLoud(
+        _ peak: Double, from start: Int64, seconds: Double, trigger: ClipPlan.LevelTrigger
+    ) {
+        guard (AudioLevel.decibels(peak) ?? -.infinity) >= trigger.threshold else {
             loudRun = 0
             lastTriggered = nil
             return
         }
         loudRun += seconds
-        let end = readingStart + Int64((seconds * 1e6).rounded())
+        let end = start + Int64((seconds * 1e6).rounded())
         guard loudRun >= trigger.hold - 1e-9, lastTriggered.map({ end - $0 >= 1_000_000 }) ?? true else { return }
         lastTriggered = end
         triggers.append(end)

@@ -34,10 +34,11 @@ chmod 755 "$bin/capture"
 as_user() { setpriv --reuid=65534 --regid=65534 --groups="${video:-44},${audio:-29}" env HOME=/nonexistent "$@"; }
 as_user "$bin/capture" --version >/dev/null # the first start under emulation is the slowest
 
-# The end of a stream's last packet in a Matroska file (which keeps no per-stream duration).
+# The end of a stream's last packet in a Matroska file (which keeps no per-stream duration); a
+# packet without a duration (N/A) ends where it starts.
 stream_end() { # FILE STREAM
     ffprobe -v error -select_streams "$2" -show_entries packet=pts_time,duration_time -of csv=p=0 "$1" |
-        "$VM_PYTHON" -I -S -c 'import sys; rows = [l.split(",") for l in sys.stdin if l.strip()]; print(max(float(r[0]) + float(r[1] or 0) for r in rows))'
+        "$VM_PYTHON" -I -S -c 'import sys; n = lambda x: 0.0 if x.strip() in ("", "N/A") else float(x); rows = [l.split(",") for l in sys.stdin if l.strip()]; print(max(n(r[0]) + n(r[1]) for r in rows))'
 }
 
 tone_start "aevalsrc=0.5*sin(2*PI*1000*t)|0.25*sin(2*PI*1000*t):s=48000"

@@ -138,6 +138,21 @@ import Testing
         #expect(levels["clipped"] as? Int == 0)
     }
 
+    /// The meter's readings stop at once when its reader goes away, and --quiet leaves them out.
+    @Test func meterStopsWithItsReaderAndQuietMeansQuiet() throws {
+        let piped = try ChildProcess.run(
+            "bash",
+            ["-c", "timeout 20 '\(BuiltBinary.path)' meter test --json | head -1; echo \"${PIPESTATUS[0]:-?}\""])
+        let lines = piped.stdout.split(separator: "\n")
+        #expect(lines.first?.hasPrefix("{\"channels\"") == true, "\(piped.stdout)")
+        // Ended by the broken pipe (1, said on stderr), not by the timeout (124).
+        #expect(lines.last == "1", "\(piped.stdout) \(piped.stderr)")
+        let quiet = try BuiltBinary.run(["meter", Self.halfScale("s16"), "--duration", "2", "--json", "--quiet"])
+        #expect(quiet.status == 0)
+        #expect(!quiet.stdout.contains("audio_level"), "\(quiet.stdout)")
+        #expect((try MicrophoneTestSupport.object(quiet.stdout))["duration"] as? Double == 2)
+    }
+
     /// Levels as JSON lines need --json and a microphone: refused with 64, one line and usage.
     @Test(arguments: [
         (["--audio", "test", "--duration", "1", "--level-interval", "1"], "add --json"),

@@ -69,9 +69,9 @@ import Testing
         // Video ends by decoding order: its last frames may reach a few frames past the end.
         let videoLength = try video.duration ?? streamEnd(path, "v:0")
         #expect(videoLength >= expected - 0.05 && videoLength <= expected + 0.25, "\(comment): video \(videoLength)")
-        // Audio runs from the first frame to the end, within an AAC frame (21 ms) either side.
+        // Audio runs from the first frame to where the video ends, within an AAC frame (21 ms).
         let audioLength = try audio.duration ?? streamEnd(path, "a:0")
-        #expect(abs(audioLength - expected) <= 0.045, "\(comment): audio \(audioLength) against \(expected)")
+        #expect(abs(audioLength - videoLength) <= 0.045, "\(comment): audio \(audioLength), video \(videoLength)")
         let first = try ChildProcess.run(
             "ffprobe",
             [
@@ -164,9 +164,9 @@ import Testing
         let samples = try RecordSampleFormatTests.samples(["-i", path])
         let toneAt = Double(try #require(samples.firstIndex { abs($0) > 1 << 28 })) / 48000
         let triggerInClip = Self.number(trigger, "start") - Self.number(opened, "start")
-        // Readings are a tenth of a second: the hold is met within one after 0.3 s of tone.
+        // The trigger judges every hundredth of a second: the hold is met within one of 0.3 s.
         #expect(
-            triggerInClip - toneAt >= 0.3 - 0.001 && triggerInClip - toneAt <= 0.4 + 0.001,
+            triggerInClip - toneAt >= 0.29 - 0.001 && triggerInClip - toneAt <= 0.31 + 0.001,
             "tone at \(toneAt) s in the clip, trigger at \(triggerInClip) s")
         #expect(toneAt >= 1.9, "the pre-roll holds the quiet before the tone: \(toneAt)")
     }
@@ -198,6 +198,35 @@ import Testing
             ["--audio", "hw:CARD=NoSuchCard,DEV=0", "--wait", "3", "--pre-roll", "1", scratch.path("w-%n.wav")],
             in: scratch, during: Self.signals(at: [1.5]))
         #expect(run.status == 66, "\(run.stderr)")
+    }
+
+    /// A template whose names repeat (`%H`: two clips in one hour) loses no clip: the second takes
+    /// `-2` before its extension. strftime's %d is the day, as in a segment template.
+    @Test func aNameGivenTwiceTakesASuffix() throws {
+        let scratch = try RecordScratch()
+        let run = try Self.record(
+            Self.sources + [
+                "--pre-roll", "0.5", "--post-roll", "0.5", "--duration", "7", scratch.path("rep-%Y%m%d-%H.mkv"),
+            ], in: scratch, during: Self.signals(at: [2, 4.5]))
+        #expect(run.status == 0, "\(run.stderr)")
+        let paths = run.events("clip_closed").compactMap {
+            ($0["path"] as? String).map { ($0 as NSString).lastPathComponent }
+        }
+        try #require(paths.count == 2, "\(run.events)")
+        #expect(paths[1] == (paths[0] as NSString).deletingPathExtension + "-2.mkv", "\(paths)")
+        for path in paths { #expect(try RecordOracle.decodesCleanly(scratch.path(path)), "\(path)") }
+    }
+
+    /// A recording without clips takes SIGUSR1 too: warned about, ignored, the file whole.
+    @Test func aStraySignalDoesNotEndARecording() throws {
+        let scratch = try RecordScratch()
+        let run = try Self.record(
+            Self.sources + ["--duration", "4", scratch.path("plain.mp4")], in: scratch,
+            during: Self.signals(at: [2]))
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(
+            run.stderr.contains("Warning: SIGUSR1 triggers event clips, which this recording does not make; ignored"))
+        #expect(abs((try RecordOracle.probe(scratch.path("plain.mp4")).duration ?? 0) - 4) < 0.1)
     }
 
     /// --keep 2 over five clips: the oldest three deleted as the newer close.
@@ -273,6 +302,7 @@ import Testing
         (["--pre-roll", "2", "--trigger", "loud"], "--trigger takes stdin or level:DBFS"),
         (["--pre-roll", "2", "--trigger-hold", "100"], "--trigger-hold is the level trigger's"),
         (["--pre-roll", "700"], "--pre-roll"),
+        (["--pre-roll", "4", "--post-roll", "5", "--max-clip", "3"], "give at least 10 s"),
     ])
     func clipOptionsThatDoNotFitAreRefused(options: [String], says: String) throws {
         let scratch = try RecordScratch()
