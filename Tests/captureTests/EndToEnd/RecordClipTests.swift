@@ -213,7 +213,9 @@ import Testing
             ($0["path"] as? String).map { ($0 as NSString).lastPathComponent }
         }
         try #require(paths.count == 2, "\(run.events)")
-        #expect(paths[1] == (paths[0] as NSString).deletingPathExtension + "-2.mkv", "\(paths)")
+        // The same hour gives the same name; across an hour's change the names differ anyway.
+        let first = (paths[0] as NSString).deletingPathExtension
+        #expect(paths[1] == first + "-2.mkv" || !paths[1].hasPrefix(first), "\(paths)")
         for path in paths { #expect(try RecordOracle.decodesCleanly(scratch.path(path)), "\(path)") }
     }
 
