@@ -82,5 +82,5 @@ def summary(result):
         "  and %.1f MiB after it filled (target <= %.1f MiB, flat): %s"
         % (mib(after), mib(ring * 0.1), "PASS" if ok_after else "FAIL"),
         "  peak RSS: capture %.1f MiB with the pre-roll; ffmpeg recording the same to a file %.1f MiB"
-        % (mib(result["capture"]["rss_kib"]), mib(result["ffmpeg"]["rss_kib"])),
+        % (mib(result["capture"]["peak_rss_kib"]), mib(result["ffmpeg"]["peak_rss_kib"])),
     ]
