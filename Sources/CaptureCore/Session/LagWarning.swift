@@ -33,4 +33,22 @@ struct LagWarning {
         }
         return false
     }
+
+    /// What would let the recorder keep up, as the warning puts it: a faster x264 preset unless
+    /// it runs the fastest already, a smaller frame size or rate, and copying the camera's own
+    /// stream when it sends one a recording could keep as it is (`inputCodec` MJPEG or H.264,
+    /// decoded here to be encoded again).
+    ///
+    /// - Parameters:
+    ///   - preset: the x264 preset in use; nil when the video is not encoded with x264.
+    ///   - inputCodec: what the camera sends, as FFmpeg names it (`rawvideo`, `mjpeg`, `h264`).
+    static func advice(preset: String?, inputCodec: String?) -> String {
+        var ways: [String] = []
+        if let preset, preset != "ultrafast" { ways.append("a faster x264 preset (ultrafast)") }
+        ways += ["a smaller frame size", "a lower frame rate"]
+        if let inputCodec, ["mjpeg", "h264"].contains(inputCodec) {
+            ways.append("copying what the camera sends (\(inputCodec == "mjpeg" ? "MJPEG" : "H.264"))")
+        }
+        return ways.dropLast().joined(separator: ", ") + " or " + ways[ways.count - 1] + " would keep up"
+    }
 }

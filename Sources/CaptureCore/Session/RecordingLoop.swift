@@ -93,7 +93,7 @@ struct RecordingLoop {
         // Twice a second, with the muxer options' half-second fragments: after kill -9 at 5 s,
         // 4 s must decode although start-up and the encoder's delay take their share too.
         var flush = Cadence(every: 500_000)
-        var progress = ProgressMeter(t0: t0)
+        var progress = ProgressMeter(t0: t0, duration: s.plan.duration)
         var run = Run()
         while run.failure == nil {
             let now = SessionClock.now()
@@ -275,15 +275,16 @@ struct RecordingLoop {
 
     /// Tells, once a camera, that the recorder has been dropping its frames for a second: what
     /// share so far, and what would let it keep up.
-    private func warnBehind(_ video: VideoPath, device: String) {
+    private func warnBehind(_ video: VideoPath, track: Track) {
         video.fellBehind = false
         let share = Double(video.late) * 100 / Double(max(1, video.written + video.late))
-        let copy = video.decodes ? ", or copying what the camera sends (MJPEG or H.264)," : ""
+        let planned = session.plan.videos.first { $0.device == track.source.device }
+        let advice = LagWarning.advice(
+            preset: video.decodes ? planned?.x264Options["preset"] : nil, inputCodec: track.input.codec)
         session.onWarning(
-            "\(device): the recorder falls behind the camera (\(String(cFormat: "%.0f", share)) % of its frames "
+            "\(track.device): the recorder falls behind the camera (\(String(cFormat: "%.0f", share)) % of its frames "
                 + "dropped so far): \(video.width)x\(video.height) at \(video.rate) fps is more than the encoder keeps "
-                + "up with here; a faster x264 preset (ultrafast), a smaller frame size or frame rate\(copy) would keep up"
-        )
+                + "up with here; \(advice)")
     }
 
     /// Microseconds the silence of a lost microphone stays behind the session clock.
@@ -296,7 +297,7 @@ struct RecordingLoop {
         switch track.chain {
         case .video(let video):
             video.noteDropped(times: session.queue.takeDropped(lane: lane).map { $0 - t0 }, before: item.arrival)
-            if video.fellBehind { warnBehind(video, device: track.device) }
+            if video.fellBehind { warnBehind(video, track: track) }
             try video.process(item.packet, time: time, arrival: item.arrival, mux: mux)
             // Most frames end here: the cameras are gone through only once this one is done.
             guard video.done else { return }

@@ -21,4 +21,25 @@ import Testing
         #expect(lag.note(stride(from: Int64(0), through: 10_000_000, by: 600_000).map { $0 }) == false)
         #expect(!lag.warned)
     }
+
+    /// The advice names only what would help: no faster preset past ultrafast, copying only for a
+    /// camera that sends MJPEG or H.264.
+    @Test(arguments: [
+        (
+            "veryfast", "rawvideo",
+            "a faster x264 preset (ultrafast), a smaller frame size or a lower frame rate would keep up"
+        ),
+        ("ultrafast", "rawvideo", "a smaller frame size or a lower frame rate would keep up"),
+        (
+            "veryfast", "mjpeg",
+            "a faster x264 preset (ultrafast), a smaller frame size, a lower frame rate or copying what the camera sends (MJPEG) would keep up"
+        ),
+        (
+            "ultrafast", "h264",
+            "a smaller frame size, a lower frame rate or copying what the camera sends (H.264) would keep up"
+        ),
+    ])
+    func adviceFitsTheRecording(preset: String, codec: String, advice: String) {
+        #expect(LagWarning.advice(preset: preset, inputCodec: codec) == advice)
+    }
 }

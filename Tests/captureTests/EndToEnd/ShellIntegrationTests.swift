@@ -314,7 +314,7 @@ import Testing
 
         let lines = [
             "capture ", "capture record --codec ", "capture record --video ", "capture record --video test ",
-            "capture record --pre", "capture help ",
+            "capture record --pres", "capture help ",
         ]
         var driver = "source \(scratch.path("capture.fish")); cd \(scratch.path("files"))\n"
         for line in lines { driver += "complete -C \(BashQuote.quote(line)); echo ==\n" }
