@@ -62,9 +62,13 @@ enum RTSPServer {
 
     /// Waits until `port` of 127.0.0.1 is in the LISTEN state, as /proc/net/tcp shows it. A
     /// test connection would not do: ffmpeg's listener takes the first one for its publisher.
+    ///
+    /// The server either listens or ends; the limit only catches one that hangs. It is generous:
+    /// GStreamer's first start on a fresh machine builds its plugin registry, which took over 20 s
+    /// on two busy cores.
     static func waitUntilListening(port: Int, server: ChildProcess) throws {
         let local = String(format: "0100007F:%04X", port)
-        let deadline = Date().addingTimeInterval(20)
+        let deadline = Date().addingTimeInterval(120)
         while Date() < deadline {
             let table = (try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8)) ?? ""
             let listening = table.split(separator: "\n").contains { line in
@@ -77,7 +81,7 @@ enum RTSPServer {
             }
             Thread.sleep(forTimeInterval: 0.05)
         }
-        throw MediaServer.ServerFailed(what: "the RTSP server did not listen on \(port) within 20 s")
+        throw MediaServer.ServerFailed(what: "the RTSP server did not listen on \(port) within 120 s")
     }
 
     /// Stops a server that is still running (SIGINT: ffmpeg finishes its file) and waits for it.
