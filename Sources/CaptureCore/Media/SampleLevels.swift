@@ -64,6 +64,13 @@ struct SampleLevels: Equatable, Sendable {
         samples += Int64(count)
     }
 
+    /// Starts again with no samples, keeping the channels' storage: a meter that measures every
+    /// hundredth of a second reuses one value instead of allocating one each time.
+    mutating func clear() {
+        for index in channels.indices { channels[index] = Channel() }
+        samples = 0
+    }
+
     private init(channelCount: Int) { channels = Array(repeating: Channel(), count: channelCount) }
     init() {}
 
@@ -133,7 +140,8 @@ struct SampleLevels: Equatable, Sendable {
     /// replaces it).
     mutating func merge(_ other: SampleLevels) {
         guard other.samples > 0 else { return }
-        guard channels.count == other.channels.count, samples > 0 else {
+        // Channels of a measurement with no samples yet are all 0 (`clear`), so they add up too.
+        guard channels.count == other.channels.count else {
             self = other
             return
         }

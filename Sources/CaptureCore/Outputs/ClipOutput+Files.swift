@@ -7,7 +7,7 @@ extension ClipOutput {
     /// A name this recording gave before, or (without replacing) one that exists, is never
     /// written again: the clip takes the name with `-2`, `-3` ... before its extension, so that
     /// a template whose names repeat (`%H`, two clips in one hour) loses no clip.
-    func create(_ segment: Segment, at time: Int64, reason: String) throws(CaptureError) {
+    func create(_ segment: SeriesFileWriter, at time: Int64, reason: String) throws(CaptureError) {
         let named = plan.template.path(number: segment.number, date: Date())
         let taken = lock.withLock { Set(finishedPaths).union(inFlight) }
         let candidates = [named] + (2...999).map { Self.suffixed(named, $0) }
@@ -42,27 +42,11 @@ extension ClipOutput {
 
     /// Writes a packet that starts at `time` into the clip, on the clip's own times. A write that
     /// fails ends the clip, said once.
-    func put(_ packet: Packet, stream: Int, time: Int64, into segment: Segment) {
+    func put(_ packet: Packet, stream: Int, time: Int64, into segment: SeriesFileWriter) {
         do throws(CaptureError) {
-            let ticks = packet.pts ?? packet.dts ?? 0
-            if segment.origins[stream] == nil, priming.primes(stream) {
-                // The packets before it, on times before the clip's 0, ahead of its first.
-                segment.origins[stream] = ticks
-                for carried in try priming.packets(before: packet, stream: stream) {
-                    try write(carried, stream: stream, into: segment)
-                }
-            }
-            let origin = segment.origins[stream] ?? ticks
-            segment.origins[stream] = origin
-            // A video packet without a duration lasts one frame: its stream's tick.
-            let isVideo = videoStreams.contains(stream)
-            let length = packet.duration > 0 ? packet.duration : isVideo ? 1 : 0
-            let end = time + segment.container.microseconds(ofTicks: length, stream: stream)
-            packet.pts = packet.pts.map { $0 - origin }
-            packet.dts = packet.dts.map { $0 - origin }
-            if isVideo { segment.frames += 1 } else { segment.samples += max(0, packet.duration) }
-            segment.end = max(segment.end, end)
-            try write(packet, stream: stream, into: segment)
+            try segment.put(
+                packet, stream: stream, time: time, isVideo: videoStreams.contains(stream), priming: &priming,
+                remembering: false, kept: "the clip")
         } catch {
             // The recording goes on, and so does the ring: the next trigger starts a new clip.
             if !warnedWrite {
@@ -71,14 +55,6 @@ extension ClipOutput {
             }
             closeReason = "write failed"
             closeClip()
-        }
-    }
-
-    private func write(_ packet: Packet, stream: Int, into segment: Segment) throws(CaptureError) {
-        do {
-            try segment.container.write(packet, stream: stream)
-        } catch {
-            throw .writeFailed(error, subject: segment.path, kept: "the clip")
         }
     }
 
@@ -122,7 +98,7 @@ extension ClipOutput {
 
     /// Finishes `segment` (trailer, fast start) and unlocks it: its `clip_closed` event.
     private static func closed(
-        _ segment: Segment, formatName: String, hasVideo: Bool, hasAudio: Bool, reason: String
+        _ segment: SeriesFileWriter, formatName: String, hasVideo: Bool, hasAudio: Bool, reason: String
     ) -> RecordingEvent {
         var event = segment.finish(formatName: formatName, hasVideo: hasVideo, hasAudio: hasAudio)
         segment.unlock()
@@ -136,6 +112,7 @@ extension ClipOutput {
         events += closedOrder.finish(ticket, event)
         guard let path = event.path else { return }
         finishedPaths.append(path)
+        finishedNumbers[path] = event.number
         finishedBytes += event.size ?? 0
     }
 
@@ -173,7 +150,8 @@ extension ClipOutput {
             written: written, busy: busy, open: open, openBytes: open == nil ? 0 : clip?.container.bytesWritten ?? 0,
             closed: true, shortBy: 0)
         for (path, bytes) in deleted {
-            taken.append(RecordingEvent(event: .segmentDeleted, path: path, size: bytes))
+            let number = lock.withLock { finishedNumbers[path] }
+            taken.append(RecordingEvent(event: .segmentDeleted, path: path, number: number, size: bytes))
         }
         return taken
     }

@@ -7,7 +7,7 @@ import Glibc
 /// ring's oldest keyframe, and every packet goes into it as well until `postRoll` seconds after
 /// the last trigger (with a toggle, until the next trigger; at most `maxClip`).
 ///
-/// A clip is a segment of the recording (`SegmentedOutput.Segment`): its own times start at 0 with
+/// A clip is a segment of the recording (`SeriesFileWriter`, as a segment is): its own times start at 0 with
 /// its first keyframe, its audio with the first packet at or after it (within one audio frame), an
 /// MP4's AAC or Opus primed by the packets before (`SegmentPriming`); it is locked while written,
 /// finished (trailer, an MP4's index moved to the front) on a thread of its own, and reported as
@@ -17,8 +17,6 @@ import Glibc
 /// Threads: everything but the finishing runs on the recording loop's thread; the finishers share
 /// only `lock`'s state.
 final class ClipOutput: @unchecked Sendable {
-    typealias Segment = SegmentedOutput.Segment
-
     let plan: ClipPlan
     let formatName: String
     let options: [String: String]
@@ -30,9 +28,9 @@ final class ClipOutput: @unchecked Sendable {
     /// Streams of raw PCM, cut at the very sample where a clip starts and ends.
     var pcmStreams: Set<Int> = []
     /// The next clip's container with every stream, no file yet; its time bases time the packets.
-    private var next: Segment
+    private var next: SeriesFileWriter
     /// The clip being written, its priming, and why it will close.
-    var clip: Segment?
+    var clip: SeriesFileWriter?
     var priming = SegmentPriming()
     /// Where the clip ends on the recording's clock (microseconds): `postRoll` after the last
     /// trigger, `maxClip` after its start; nil while a toggled clip runs.
@@ -66,6 +64,8 @@ final class ClipOutput: @unchecked Sendable {
     // Under `lock`.
     var events: [RecordingEvent] = []
     var finishedPaths: [String] = []
+    /// The number of each clip finished, by its path: a deleted clip's event gives it.
+    var finishedNumbers: [String: Int] = [:]
     var finishedBytes: Int64 = 0
     var inFlight: Set<String> = []
     var closedOrder = StartOrder<RecordingEvent>()
@@ -78,7 +78,8 @@ final class ClipOutput: @unchecked Sendable {
         self.options = options
         self.replacing = replacing
         sweeper = SegmentSweeper(plan: plan.series)
-        next = Segment(number: 1, container: try OutputContainer(name: plan.template.pattern, formatName: formatName))
+        next = SeriesFileWriter(
+            number: 1, container: try OutputContainer(name: plan.template.pattern, formatName: formatName))
     }
 
     var wantsGlobalHeader: Bool { next.container.wantsGlobalHeader }
@@ -147,7 +148,7 @@ final class ClipOutput: @unchecked Sendable {
     /// video written ends, held until that is known (the encoder hands the video over later than
     /// the audio of the same moment).
     private func feed(
-        _ packet: Packet, stream: Int, time: Int64, decodeTime: Int64, isVideo: Bool, into clip: Segment
+        _ packet: Packet, stream: Int, time: Int64, decodeTime: Int64, isVideo: Bool, into clip: SeriesFileWriter
     ) {
         let end = min(clipEnd ?? .max, clipLimit ?? .max)
         if clipLimit.map({ end == $0 && end != clipEnd }) == true { closeReason = "max-clip" }
@@ -187,7 +188,7 @@ final class ClipOutput: @unchecked Sendable {
 
     /// The first video packet past the clip's end: the audio held meanwhile goes in up to where
     /// the video written ends.
-    private func videoPassedEnd(_ clip: Segment) {
+    private func videoPassedEnd(_ clip: SeriesFileWriter) {
         guard !videoPastEnd else { return closeIfDone() }
         videoPastEnd = true
         let held = heldAudio
@@ -264,7 +265,7 @@ final class ClipOutput: @unchecked Sendable {
             for (index, source) in sources.enumerated() {
                 _ = try container.addStream(source, priming: prerolls[index] ?? 0)
             }
-            return Segment(number: opened + 1, container: container)
+            return SeriesFileWriter(number: opened + 1, container: container)
         }
         closeReason = plan.postRoll == nil ? "stop" : "post-roll"
         (videoPastEnd, audioPastEnd, videoEnd, heldAudio) = (false, false, 0, [])

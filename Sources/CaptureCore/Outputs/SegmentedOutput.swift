@@ -39,9 +39,9 @@ final class SegmentedOutput: @unchecked Sendable {
     /// The packets a later segment's AAC or Opus stream starts with.
     private var priming = SegmentPriming()
     /// The file packets go to; before the first packet, a container with no file yet.
-    private(set) var current: Segment
+    private(set) var current: SeriesFileWriter
     /// The file before a cut, until both streams have passed it.
-    private var closing: Segment?
+    private var closing: SeriesFileWriter?
     private var pendingCut: Int64?
 
     /// Deletes what the retention policy no longer keeps; used by the loop's thread only.
@@ -66,7 +66,7 @@ final class SegmentedOutput: @unchecked Sendable {
         self.options = options
         self.replacing = replacing
         sweeper = SegmentSweeper(plan: plan)
-        current = Segment(
+        current = SeriesFileWriter(
             number: 1, container: try OutputContainer(name: plan.template.pattern, formatName: formatName))
     }
 
@@ -159,7 +159,7 @@ final class SegmentedOutput: @unchecked Sendable {
     /// Opens the next segment, starting at `time`; the current one finishes once both streams
     /// have passed it.
     private func openNext(at time: Int64) throws(CaptureError) {
-        let next = Segment(
+        let next = SeriesFileWriter(
             number: current.number + 1,
             container: try media("preparing the next segment") {
                 () throws(FFmpegError) in try OutputContainer(name: plan.template.pattern, formatName: formatName)
@@ -178,7 +178,7 @@ final class SegmentedOutput: @unchecked Sendable {
     }
 
     /// Writes its header to the segment's file, named from the template for `time`.
-    private func open(_ segment: Segment, at time: Int64) throws(CaptureError) {
+    private func open(_ segment: SeriesFileWriter, at time: Int64) throws(CaptureError) {
         let path = plan.template.path(number: segment.number, date: Date())
         // A name this recording gave before is never written again, whatever --force says.
         if lock.withLock({ numbers[path] != nil }) || path == current.path || path == closing?.path {
@@ -259,39 +259,10 @@ final class SegmentedOutput: @unchecked Sendable {
     }
 
     /// Writes a packet that starts at `time` into `segment`, on the segment's own times.
-    private func put(_ packet: Packet, stream: Int, time: Int64, into segment: Segment) throws(CaptureError) {
-        let ticks = packet.pts ?? packet.dts ?? 0
-        if segment.origins[stream] == nil, priming.primes(stream) {
-            // The packets before it, on times before the segment's 0, ahead of its first.
-            segment.origins[stream] = ticks
-            for carried in try priming.packets(before: packet, stream: stream) {
-                do {
-                    try segment.container.write(carried, stream: stream)
-                } catch {
-                    throw .writeFailed(error, subject: segment.path, kept: "the segment")
-                }
-            }
-        }
-        if priming.primes(stream) { try priming.remember(packet, stream: stream) }
-        let origin = segment.origins[stream] ?? ticks
-        segment.origins[stream] = origin
-        // A video packet without a duration lasts one frame: its stream's tick.
-        let length = packet.duration > 0 ? packet.duration : videoStreams.contains(stream) ? 1 : 0
-        let end = time + segment.container.microseconds(ofTicks: length, stream: stream)
-        packet.pts = packet.pts.map { $0 - origin }
-        packet.dts = packet.dts.map { $0 - origin }
-        // An encoder's priming (AAC's first packet, before 0) is no recorded sample.
-        if videoStreams.contains(stream) {
-            segment.frames += 1
-        } else {
-            segment.samples += max(0, min(packet.duration, ticks + packet.duration))
-        }
-        segment.end = max(segment.end, end)
-        do {
-            try segment.container.write(packet, stream: stream)
-        } catch {
-            throw .writeFailed(error, subject: segment.path, kept: "the segment")
-        }
+    private func put(_ packet: Packet, stream: Int, time: Int64, into segment: SeriesFileWriter) throws(CaptureError) {
+        try segment.put(
+            packet, stream: stream, time: time, isVideo: videoStreams.contains(stream), priming: &priming,
+            remembering: true, kept: "the segment")
     }
 
     private func finishClosingIfDone() {

@@ -19,7 +19,7 @@ final class ClipTriggers: Sendable {
         // Blocked in a read for as long as standard input stays open; the process may end meanwhile.
         DetachedThread.start(name: "capture stdin") { [self] in
             while let line = readLine() {
-                let command = line.trimmingCharacters()
+                let command = line.trimmingWhitespace()
                 guard !command.isEmpty else { continue }
                 lines.withLock { if command == "clip" { $0.clips += 1 } else { $0.others.append(command) } }
             }
@@ -61,14 +61,6 @@ final class ClipTriggers: Sendable {
             Array(repeating: "SIGUSR1", count: signals) + Array(repeating: "stdin", count: read.clips),
             read.others.map { "standard input: '\($0)' is no command; a line 'clip' triggers a clip" }
         )
-    }
-}
-
-extension String {
-    /// Without the spaces, tabs and carriage return around it.
-    fileprivate func trimmingCharacters() -> String {
-        let blank: Set<Character> = [" ", "\t", "\r"]
-        return String(drop { blank.contains($0) }.reversed().drop { blank.contains($0) }.reversed())
     }
 }
 

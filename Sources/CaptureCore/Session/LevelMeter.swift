@@ -22,6 +22,8 @@ struct LevelMeter {
     static let silenceWarning = 5.0
 
     private var reading = SampleLevels()
+    /// The samples of one step of `take`, reused from step to step.
+    private var block = SampleLevels()
     /// The sample rate of the last block: what a last, short interval is measured in.
     private var lastRate: Int64?
     private var event = SampleLevels()
@@ -75,7 +77,7 @@ struct LevelMeter {
             if let eventSize { n = min(n, eventSize - event.samples) }
             // The level trigger judges every hundredth of a second: its hold is that exact.
             if trigger != nil { n = min(n, max(1, rate / 100)) }
-            var block = SampleLevels()
+            block.clear()
             block.add(frame, from: offset, count: Int(n))
             guard block.samples > 0 else { return }
             offset += Int(n)
@@ -88,7 +90,7 @@ struct LevelMeter {
             reading.merge(block)
             if reading.samples >= readingSize {
                 close(reading, seconds: Double(reading.samples) / Double(rate))
-                reading = SampleLevels()
+                reading.clear()
             }
             guard eventSize != nil else { continue }
             if eventStart == nil { eventStart = at }
@@ -105,7 +107,7 @@ struct LevelMeter {
                 event: .audioLevel, start: (Double(eventStart) / 1e3).rounded() / 1e3 + 0,
                 duration: (Double(event.samples) / Double(rate) * 1e6).rounded() / 1e6, device: device,
                 channels: Self.level(of: event).channels))
-        event = SampleLevels()
+        event.clear()
         self.eventStart = nil
     }
 

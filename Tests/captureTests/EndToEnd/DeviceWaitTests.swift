@@ -65,7 +65,7 @@ import Testing
         let process = try ChildProcess.recording(
             ["record", "--video", node, "--wait", "20", scratch.path("x.mkv")], in: scratch)
         process.sleep(untilElapsed: 1)
-        FileManager.default.createFile(atPath: node, contents: Data())
+        _ = FileManager.default.createFile(atPath: node, contents: Data())
         let exit = process.wait(timeout: 10)
         #expect(exit?.status == 69, "\(exit?.description ?? "still running"): \(process.stderr)")
         #expect(process.elapsed < 5)

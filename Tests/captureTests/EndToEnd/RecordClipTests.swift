@@ -244,6 +244,7 @@ import Testing
             run.events("segment_deleted").compactMap { $0["path"] as? String }.map {
                 ($0 as NSString).lastPathComponent
             } == ["k-0001.mkv", "k-0002.mkv", "k-0003.mkv"])
+        #expect(run.events("segment_deleted").compactMap { $0["number"] as? Int } == [1, 2, 3])
         let files = try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).filter {
             $0.hasSuffix(".mkv")
         }
