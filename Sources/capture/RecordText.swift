@@ -113,6 +113,12 @@ extension RecordCommand {
             rate += " (measured \(String(cFormat: "%.2f", measured)))"
         }
         out += "  video: \(v.device) \(v.input) -> \(v.codec) \(v.pixelFormat) \(v.width)x\(v.height) \(rate)\n"
+        if let budget = v.encoderBudget {
+            let speed = budget.speed.map { ", \(EncoderBudget.times($0)) real time here" } ?? ""
+            let how = budget.chosen ? "chosen" : "as asked"
+            let lag = budget.keepsUp ? "" : ", too slow to keep up"
+            out += "         preset \(budget.preset) (\(how)\(speed)\(lag))\n"
+        }
         let d = v.framesDropped
         out +=
             "         \(v.framesWritten) frames written, \(d.total) dropped "

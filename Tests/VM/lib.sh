@@ -144,12 +144,9 @@ for k, x in v.items():
 }
 
 json_has() { # FILE KEY...
-    "$VM_PYTHON" -I -S -c '
-import json, sys
-with open(sys.argv[1]) as f:
-    d = json.load(f)
-sys.exit(0 if isinstance(d, dict) and all(k in d for k in sys.argv[2:]) else 1)
-' "$@" 2>/dev/null
+    "$VM_PYTHON" -I -S -c "$vm_json_prelude"'
+sys.exit(0 if isinstance(d, dict) and all(k in d for k in sys.argv[3:]) else 1)
+' "$1" True "${@:2}" 2>/dev/null
 }
 
 # The capture binary comes from the host build (run-suite sets CAPTURE); without it the test

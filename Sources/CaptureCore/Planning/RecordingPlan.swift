@@ -78,6 +78,11 @@ public struct RecordingPlan: Sendable {
         public let bitRate: Int?
         /// libx264's private options: preset, crf, thread layout.
         public let x264Options: [String: String]
+        /// The x264 preset asked for; nil: the encoder budget chooses one for a live camera
+        /// (`PresetBudget`), else `x264Options` has the default.
+        public let presetAsked: String?
+        /// The camera's own modes, for the encoder budget to name one that would keep up.
+        let offeredModes: [PresetBudget.Mode]
     }
 
     /// The microphone or audio source and how it is encoded.

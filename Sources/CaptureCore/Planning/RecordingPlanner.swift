@@ -303,7 +303,8 @@ public enum RecordingPlanner {
         return RecordingPlan.Video(
             device: entry.device, source: source, codec: copies ? .copy : requested, requestedCodec: requested,
             requestedFrameRate: asked.frameRate, pixelFormat: request.pixelFormat, bitRate: request.bitRate,
-            x264Options: x264Options(request))
+            x264Options: x264Options(request), presetAsked: request.preset,
+            offeredModes: entry.camera.map(PresetBudget.modes) ?? [])
     }
 
     private static func audio(

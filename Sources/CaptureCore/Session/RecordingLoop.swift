@@ -280,7 +280,8 @@ struct RecordingLoop {
         let share = Double(video.late) * 100 / Double(max(1, video.written + video.late))
         let planned = session.plan.videos.first { $0.device == track.source.device }
         let advice = LagWarning.advice(
-            preset: video.decodes ? planned?.x264Options["preset"] : nil, inputCodec: track.input.codec)
+            preset: video.decodes ? track.encoderBudget?.preset ?? planned?.x264Options["preset"] : nil,
+            inputCodec: track.input.codec)
         session.onWarning(
             "\(track.device): the recorder falls behind the camera (\(String(cFormat: "%.0f", share)) % of its frames "
                 + "dropped so far): \(video.width)x\(video.height) at \(video.rate) fps is more than the encoder keeps "

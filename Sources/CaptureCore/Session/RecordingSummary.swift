@@ -56,6 +56,9 @@ public struct RecordingSummary: Codable, Hashable, Sendable {
         /// camera's, in milliseconds within half a frame interval (positive: taken later). Cameras
         /// free-run, so this is how far apart their pictures of one moment are.
         public var framePhase: Double? = nil
+        /// For a live camera encoded by x264: the speeds measured before the recording and the
+        /// preset that ran (`EncoderBudget`).
+        public var encoderBudget: EncoderBudget? = nil
     }
 
     public struct Audio: Codable, Hashable, Sendable {

@@ -101,6 +101,7 @@ extension RecordingSession {
         if path.copies {
             summary.pixelFormat = video.input.codec == "rawvideo" ? summary.pixelFormat : video.input.codec
         }
+        summary.encoderBudget = video.encoderBudget
         if let link = linkTotals(lane: video.lane) {
             summary.reconnects = link.reconnects
             summary.secondsDisconnected = link.seconds

@@ -18,6 +18,8 @@ final class Track {
     /// The thread that reads the device into `lane`; it outlives the track at tear-down, so the
     /// device closes after the chain let go of its packets.
     let reader: InputReader
+    /// A camera encoded by x264 in real time: what the encoder budget measured and chose.
+    var encoderBudget: EncoderBudget?
 
     init(chain: Chain, source: InputSource, input: MediaStreamInfo, reader: InputReader) {
         self.chain = chain

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 
-/// The defaults under load: the test pattern and tone into .mp4 (H.264 veryfast, AAC) on one core
-/// that a busy loop shares, where x264 at 1280x720 cannot keep up. The recorder falls behind the
+/// The defaults under load: the test pattern and tone into .mp4 (H.264 at the preset the encoder
+/// budget chooses, AAC) on one core that a busy loop shares, where x264 at 1280x720 may not keep
+/// up even at ultrafast. The recorder falls behind the
 /// sources; that must cost late frames, counted, and nothing else: no stall (exit 74 after a few
 /// seconds, before), no audio, no time at the end, and both tracks start and end together.
 ///
@@ -13,7 +14,7 @@ import Testing
     enum Stop: Sendable, CustomTestStringConvertible {
         /// `--duration` of this many seconds.
         case duration(Double)
-        /// SIGINT this many seconds after the start: the loop is behind the sources then, with
+        /// SIGINT this many seconds after the file appears: the loop is behind the sources then, with
         /// a second of frames still queued, which must all reach the file and the sound with them.
         case interrupt(after: Double)
 
@@ -47,7 +48,13 @@ import Testing
                     taskset, arguments, stdout: .file(scratch.path("stdout")),
                     stderr: .file(scratch.path("stderr")))
                 if case .interrupt(let seconds) = stop {
-                    capture.sleep(untilElapsed: seconds)
+                    // From the recording's start, when its first packet creates the file: before
+                    // it, the encoder budget times x264, longer on a slower machine.
+                    let deadline = Date().addingTimeInterval(30)
+                    while !FileManager.default.fileExists(atPath: file) && Date() < deadline {
+                        Thread.sleep(forTimeInterval: 0.01)
+                    }
+                    Thread.sleep(forTimeInterval: seconds)
                     capture.signal(SIGINT)
                 }
                 let exit = try #require(capture.wait(timeout: 60))

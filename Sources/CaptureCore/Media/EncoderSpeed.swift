@@ -1,0 +1,69 @@
+internal import CFFmpeg
+
+/// Times a video encoder on this machine: how many frames per second it sustains at a size,
+/// pixel format and set of options, encoding pictures as hard as a camera's.
+///
+/// The pictures come from FFmpeg's own lavfi sources: `testsrc2` (moving shapes and gradients) with
+/// temporal noise (`noise=allf=t`) like a sensor's, which a test pattern alone lacks and which is
+/// most of what makes a camera's frames costly to encode. Only the encoder's calls are timed (on
+/// CLOCK_MONOTONIC), not making the pictures. Each picture is made, encoded and let go before the
+/// next, so the memory taken is one picture and the encoder's own.
+///
+/// Blocks the calling thread for up to about `seconds` plus the encoder's drain.
+enum EncoderSpeed {
+    /// Encodes pictures with `settings` through `codecName` (`avcodec_send_frame`,
+    /// `avcodec_receive_packet`) and drains it.
+    ///
+    /// - Parameters:
+    ///   - frames: the most pictures to encode.
+    ///   - seconds: encoding stops at the first picture past this much encoding time, once 4
+    ///     were encoded: a slow encoder is measured on fewer pictures rather than for longer.
+    /// - Returns: frames per second encoded, in wall-clock time on the cores there are.
+    /// - Throws: `FFmpegError` when the pictures cannot be made (no lavfi) or the encoder does not
+    ///   open with these settings.
+    static func measure(
+        _ codecName: String, _ settings: Encoder.VideoSettings, frames: Int, seconds: Double
+    ) throws(FFmpegError) -> Double {
+        let graph =
+            "testsrc2=size=\(settings.width)x\(settings.height):rate=\(settings.frameRate),"
+            + "noise=alls=10:allf=t+u,format=\(settings.pixelFormat.name)"
+        let input = try InputContainer(url: graph, format: "lavfi")
+        guard let stream = input.firstStream(of: .video) else {
+            throw FFmpegError(CFFmpeg_AVERROR(EINVAL), call: "lavfi(\(graph))")
+        }
+        let decoder = try Decoder(input: input, stream: stream)
+        let encoder = try Encoder(video: codecName, settings, globalHeader: false)
+        let packet = try Packet()
+        let picture = try Frame()
+        let encoded = try Packet()
+        var spent: Int64 = 0
+        var count = 0
+        func timed(_ work: () throws(FFmpegError) -> Void) throws(FFmpegError) {
+            let start = SessionClock.now()
+            try work()
+            spent += SessionClock.now() - start
+        }
+        while count < frames && (count < 4 || Double(spent) < seconds * 1e6) {
+            guard try input.read(into: packet) else { break }
+            defer { packet.unref() }
+            guard packet.streamIndex == stream else { continue }
+            try decoder.send(packet)
+            while try decoder.receive(into: picture) {
+                defer { picture.unref() }
+                picture.pointer.pointee.pts = Int64(count)
+                picture.clearPictureType()
+                try timed { () throws(FFmpegError) in
+                    try encoder.send(picture)
+                    while try encoder.receive(into: encoded) { encoded.unref() }
+                }
+                count += 1
+            }
+        }
+        try timed { () throws(FFmpegError) in
+            try encoder.send(nil)
+            while try encoder.receive(into: encoded) { encoded.unref() }
+        }
+        guard count > 0, spent > 0 else { throw FFmpegError(CFFmpeg_AVERROR(EINVAL), call: "lavfi(\(graph))") }
+        return Double(count) / (Double(spent) / 1e6)
+    }
+}

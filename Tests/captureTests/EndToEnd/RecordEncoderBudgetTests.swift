@@ -1,0 +1,115 @@
+import Foundation
+import Testing
+
+/// The encoder budget: before a live camera's recording starts, x264 is timed at its mode, and
+/// without `--preset` the slowest of veryfast, superfast and ultrafast that keeps 1.2x real time
+/// runs. A machine made slow (one core, shared with a busy loop) against 1080p at 60 fps, which
+/// veryfast cannot keep on half of any core there is, must give a faster preset; a small mode
+/// keeps the default; an asked preset is kept and warned about.
+@Suite(.serialized) struct RecordEncoderBudgetTests {
+    struct Run {
+        var status: Int32
+        var summary: [String: Any]
+        var stderr: String
+        var budget: [String: Any]? { (summary["video"] as? [String: Any])?["encoder_budget"] as? [String: Any] }
+        var measured: [(preset: String, speed: Double)] {
+            (budget?["measured"] as? [[String: Any]] ?? []).map {
+                ($0["preset"] as? String ?? "", $0["speed"] as? Double ?? -1)
+            }
+        }
+    }
+
+    /// Records `arguments` with `--json`, on CPU 0 beside a busy loop when `slowed`.
+    static func record(_ arguments: [String], slowed: Bool) async throws -> Run {
+        let scratch = try RecordScratch()
+        let taskset = try #require(ChildProcess.which("taskset"), "taskset (util-linux) is needed")
+        let argv = ["record"] + arguments + ["--json", scratch.path("budget.mp4")]
+        let status = try await RealTimeSlots.runAlone {
+            let hog =
+                slowed ? try ChildProcess(taskset, ["-c", "0", "sh", "-c", "while :; do :; done"], stdout: .null) : nil
+            defer {
+                hog?.signal(SIGKILL)
+                hog?.wait()
+            }
+            return try await onOwnThread {
+                let capture = try ChildProcess(
+                    slowed ? taskset : BuiltBinary.path, (slowed ? ["-c", "0", BuiltBinary.path] : []) + argv,
+                    stdout: .file(scratch.path("stdout")), stderr: .file(scratch.path("stderr")))
+                return try #require(capture.wait(timeout: 90)).shellStatus
+            }
+        }
+        let stdout = try String(contentsOfFile: scratch.path("stdout"), encoding: .utf8)
+        let stderr = (try? String(contentsOfFile: scratch.path("stderr"), encoding: .utf8)) ?? ""
+        return Run(status: status, summary: try MicrophoneTestSupport.object(stdout), stderr: stderr)
+    }
+
+    static let fullHD60 = ["--video", "test", "--video-size", "1920x1080", "--framerate", "60", "--duration", "1"]
+
+    @Test func aSlowMachineGetsAFasterPresetAndIsToldSo() async throws {
+        let run = try await Self.record(Self.fullHD60, slowed: true)
+        #expect(run.status == 0, "\(run.stderr)")
+        let budget = try #require(run.budget, "\(run.summary)")
+        let preset = try #require(budget["preset"] as? String)
+        #expect(["superfast", "ultrafast"].contains(preset), "\(budget)")
+        #expect(budget["chosen"] as? Bool == true && budget["mode"] as? String == "1920x1080 at 60 fps")
+        // Tried from the default down, each below the margin until the one chosen.
+        let measured = run.measured
+        #expect(measured.map(\.preset) == Array(["veryfast", "superfast", "ultrafast"].prefix(measured.count)))
+        #expect(measured.last?.preset == preset)
+        #expect(measured.dropLast().allSatisfy { $0.speed < 1.2 && $0.speed > 0 }, "\(measured)")
+        #expect(budget["keeps_up"] as? Bool == ((measured.last?.speed ?? 0) >= 1.2))
+        // One line before the recording, as the summary has it.
+        let line = run.stderr.split(separator: "\n").filter { $0.contains("veryfast keeps") }
+        #expect(line.count == 1, "\(run.stderr)")
+        #expect(line.first?.hasPrefix("Warning: test: 1920x1080 at 60 fps: veryfast keeps ") == true)
+        #expect(line.first?.contains("using \(preset)") == true, "\(run.stderr)")
+        // The test source has no mode list to suggest from.
+        #expect(budget["suggested_mode"] == nil)
+    }
+
+    @Test func anAskedPresetIsKeptAndWarnedAbout() async throws {
+        let run = try await Self.record(Self.fullHD60 + ["--preset", "veryfast"], slowed: true)
+        #expect(run.status == 0, "\(run.stderr)")
+        let budget = try #require(run.budget, "\(run.summary)")
+        #expect(budget["preset"] as? String == "veryfast" && budget["chosen"] as? Bool == false)
+        #expect(budget["keeps_up"] as? Bool == false)
+        #expect(run.measured.map(\.preset) == ["veryfast"])
+        let speed = try #require(run.measured.first?.speed)
+        #expect(
+            run.stderr.contains(
+                "Warning: test: 1920x1080 at 60 fps: veryfast keeps \(String(format: "%.2f", speed))x here; "
+                    + "frames will be dropped\n"), "\(run.stderr)")
+    }
+
+    @Test func aSmallModeKeepsTheDefaultQuietly() async throws {
+        let run = try await Self.record(
+            ["--video", "test", "--video-size", "320x240", "--framerate", "15", "--duration", "1"], slowed: false)
+        #expect(run.status == 0, "\(run.stderr)")
+        let budget = try #require(run.budget, "\(run.summary)")
+        #expect(budget["preset"] as? String == "veryfast" && budget["keeps_up"] as? Bool == true)
+        #expect(run.measured.map(\.preset) == ["veryfast"] && (run.measured.first?.speed ?? 0) >= 1.2)
+        #expect(!run.stderr.contains("keeps"), "\(run.stderr)")
+    }
+
+    @Test(arguments: [
+        ["--video", "lavfi:testsrc2=size=320x240:rate=30", "--frames", "10"],
+        ["--video", "test", "--codec", "raw", "--duration", "0.5"],
+    ])
+    func noBudgetWhereNothingRunsInRealTimeThroughX264(arguments: [String]) async throws {
+        let scratch = try RecordScratch()
+        let file = scratch.path(arguments.contains("raw") ? "raw.mkv" : "graph.mp4")
+        let result = try BuiltBinary.run(["record"] + arguments + ["--json", file])
+        #expect(result.status == 0, "\(result.stderr)")
+        let video = try #require(try MicrophoneTestSupport.object(result.stdout)["video"] as? [String: Any])
+        #expect(video["encoder_budget"] == nil)
+    }
+
+    @Test func theTextSummaryNamesThePreset() throws {
+        let scratch = try RecordScratch()
+        let result = try BuiltBinary.run(["record", "--video", "test", "--duration", "0.5", scratch.path("t.mp4")])
+        #expect(result.status == 0, "\(result.stderr)")
+        // Which preset depends on the machine; that the line names one does not.
+        let line = result.stdout.split(separator: "\n").first { $0.hasPrefix("         preset ") }
+        #expect(line?.contains(" (chosen, ") == true && line?.contains("x real time here") == true, "\(result.stdout)")
+    }
+}
