@@ -5,7 +5,7 @@ Each job runs once per side as a warm-up (whose files are checked for equivalenc
 then in rounds, capture and ffmpeg alternating, so slow drifts of the machine hit both sides
 alike. Prints one table of medians and capture/ffmpeg ratios (median, min and max of the
 per-round ratios), the targets met or not, a stream and a file from one encode (8, against
-ffmpeg's tee muxer), the live test source at 1080p (7), and the camera
+ffmpeg's tee muxer), the live test source at 720p and 1080p (7), and the camera
 jobs from the QEMU guest (5: vivid's raw webcam; 6: an MJPEG camera played by v4l2loopback; 9:
 two cameras and a microphone in one recording), and the memory of a 60 s pre-roll of event
 clips (10); the cost of audio levels against ffmpeg's astats (11);
@@ -286,9 +286,9 @@ def main():
                 finally:
                     server.stop()
         if "7" in wanted:
-            log("job 7: the live test source at %s, %s fps, %d s per run, %d rounds (at least %d minutes)"
-                % (live.SIZE, " and ".join(map(str, live.RATES)), live.SECONDS, options.live_rounds,
-                   1 + options.live_rounds * len(live.RATES) * 2 * live.SECONDS // 60))
+            log("job 7: the live test source at %s, %d s per run, %d rounds (at least %d minutes)"
+                % (", ".join("%s at %d fps" % m for m in live.MODES), live.SECONDS, options.live_rounds,
+                   1 + options.live_rounds * len(live.MODES) * 2 * live.SECONDS // 60))
             data["live"] = live.run(capture, options.live_rounds, folder, log)
             data["live_summary"] = report.live_summary(data["live"])
         if "10" in wanted:

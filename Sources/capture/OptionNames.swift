@@ -15,6 +15,7 @@ enum OptionNames {
         case .videoCodec: "--codec"
         case .crf: "--crf"
         case .preset: "--preset"
+        case .encoder: "--encoder"
         case .bitRate: "--bitrate"
         case .sampleRate: "--sample-rate"
         case .channels: "--channels"

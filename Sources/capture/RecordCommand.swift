@@ -95,8 +95,14 @@ struct RecordCommand: Command {
                 kind: .choices(VideoCodec.allCases.map(\.rawValue))),
             .option("--crf", "n", help: "H.264 quality, 0-51 (lower is better).", default: "23"),
             .option(
-                "--preset", "name", help: "H.264 speed preset, ultrafast ... veryslow.", default: "veryfast",
+                "--preset", "name", help: "H.264 speed preset, ultrafast ... veryslow.",
+                default:
+                    "for a camera, the slowest of veryfast, superfast, ultrafast that keeps up here; else veryfast",
                 kind: .choices(RecordingRequest.x264Presets)),
+            .option(
+                "--encoder", "name", help: "H.264 encoder: auto, x264, vaapi, v4l2m2m, nvenc or qsv.",
+                default: "auto: the first hardware encoder whose device is here and opens, else x264",
+                kind: .choices(VideoEncoderChoice.allCases.map(\.rawValue))),
             .option("--bitrate", "rate", help: "H.264 bit rate instead of --crf, e.g. 4M or 800k."),
             .option("--sample-rate", "Hz", help: "Audio sample rate to record.", default: "the microphone's"),
             .option("--channels", "n", help: "Audio channels to record.", default: "the microphone's"),

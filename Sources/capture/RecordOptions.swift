@@ -114,6 +114,10 @@ struct RecordOptions {
             }
             request.preset = preset
         }
+        request.encoder =
+            try parsed(
+                "--encoder", VideoEncoderChoice.init(rawValue:),
+                takes: VideoEncoderChoice.allCases.map(\.rawValue).joined(separator: ", ")) ?? .auto
         request.bitRate = try parsed(
             "--bitrate", RecordCommand.bitRate, takes: "bits per second, e.g. 4M, 800k or 2500000")
         request.maxRate = try parsed("--maxrate", RecordCommand.bitRate, takes: "bits per second, e.g. 3M or 800k")

@@ -8,6 +8,9 @@ internal import CFFmpeg
 final class Encoder {
     let context: UnsafeMutablePointer<AVCodecContext>
     let codec: UnsafePointer<AVCodec>
+    /// The GPU surfaces a hardware encoder takes its pictures in (VA-API); nil for pictures in
+    /// memory.
+    private var hardware: HardwareFrames?
 
     /// What a video encoder is set up with.
     struct VideoSettings {
@@ -58,16 +61,26 @@ final class Encoder {
 
     /// A video encoder, opened. Time base: one frame interval, so a frame's pts counts frames.
     ///
-    /// - Parameter globalHeader: put SPS/PPS in extradata, as MP4 and Matroska ask
-    ///   (`AV_CODEC_FLAG_GLOBAL_HEADER`).
+    /// - Parameters:
+    ///   - globalHeader: put SPS/PPS in extradata, as MP4 and Matroska ask
+    ///     (`AV_CODEC_FLAG_GLOBAL_HEADER`).
+    ///   - hardware: the GPU surfaces the encoder takes pictures in; `send` uploads each picture
+    ///     (of `settings.pixelFormat`, the pool's software format) into one.
     /// - Throws: `FFmpegError` from `avcodec_open2`, with the encoder's own log line.
-    convenience init(video codecName: String, _ settings: VideoSettings, globalHeader: Bool) throws(FFmpegError) {
+    convenience init(
+        video codecName: String, _ settings: VideoSettings, globalHeader: Bool, hardware: HardwareFrames? = nil
+    ) throws(FFmpegError) {
         try self.init(codecName: codecName)
         let c = context
         c.pointee.codec_type = AVMEDIA_TYPE_VIDEO
         c.pointee.width = Int32(settings.width)
         c.pointee.height = Int32(settings.height)
         c.pointee.pix_fmt = settings.pixelFormat.av
+        if let hardware {
+            self.hardware = hardware
+            c.pointee.pix_fmt = hardware.pixelFormat
+            c.pointee.hw_frames_ctx = hardware.framesReference()
+        }
         c.pointee.framerate = settings.frameRate.av
         c.pointee.time_base = settings.frameRate.inverted.av
         c.pointee.gop_size = Int32(settings.keyframeInterval)
@@ -135,8 +148,11 @@ final class Encoder {
     /// FFmpeg's name of the encoder's sample format (`av_get_sample_fmt_name`).
     var sampleFormatName: String { repairedString(av_get_sample_fmt_name(context.pointee.sample_fmt)) ?? "?" }
 
-    /// Hands a frame to the encoder (`avcodec_send_frame`); nil starts draining.
+    /// Hands a frame to the encoder (`avcodec_send_frame`), uploaded first to the GPU for a
+    /// hardware encoder that takes surfaces; nil starts draining.
     func send(_ frame: Frame?) throws(FFmpegError) {
+        var frame = frame
+        if let hardware, let picture = frame { frame = try hardware.uploaded(picture) }
         let code = avcodec_send_frame(context, frame?.pointer)
         if code == CFFmpeg_AVERROR_EOF && frame == nil { return }
         try check(code, "avcodec_send_frame(\(name))")

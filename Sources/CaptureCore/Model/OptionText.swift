@@ -5,6 +5,8 @@
 /// program using `CaptureCore` words its errors in its own terms.
 public enum RequestOption: String, Sendable, Hashable, CaseIterable {
     case video, audio, output, videoSize, frameRate, inputFormat, pixelFormat, videoCodec, crf, preset, bitRate
+    /// The H.264 encoder: x264 or a hardware one.
+    case encoder
     case sampleRate, channels, audioCodec, sampleFormat, duration, frameLimit, force, stallTimeout
     case control, controlsProfile, restoreControls
     /// Waiting for a device that is not there yet.
@@ -42,6 +44,7 @@ public enum RequestOption: String, Sendable, Hashable, CaseIterable {
         case .videoCodec: "the video codec"
         case .crf: "the constant rate factor"
         case .preset: "the x264 preset"
+        case .encoder: "the H.264 encoder"
         case .bitRate: "the bit rate"
         case .sampleRate: "the sample rate"
         case .channels: "the channel count"

@@ -20,6 +20,8 @@ public struct DeviceSurvey: Sendable {
 
     /// The cameras, in the order the request names them.
     public var cameras: [Entry]
+    /// The devices hardware H.264 encoders run on; nil: scanned when a plan needs them.
+    var hardwareEncoders: HardwareEncoderDevices?
     /// The microphones, in the order the request names them.
     public var microphones: [Entry]
 

@@ -83,6 +83,9 @@ public struct RecordingPlan: Sendable {
         public let presetAsked: String?
         /// The camera's own modes, for the encoder budget to name one that would keep up.
         let offeredModes: [PresetBudget.Mode]
+        /// For H.264 encoding: the encoders to open, the first that opens recording; empty for
+        /// raw and copy.
+        let encoders: [EncoderCandidate]
     }
 
     /// The microphone or audio source and how it is encoded.

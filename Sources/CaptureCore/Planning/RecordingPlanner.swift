@@ -39,6 +39,7 @@ public enum RecordingPlanner {
         for device in defaultCamera.map({ [$0] }) ?? cameras {
             survey.cameras.append(try DeviceSurvey.entry(for: device, kind: .video))
         }
+        if request.encoder != .x264 { survey.hardwareEncoders = HardwareEncoderDevices.scan() }
         let plan = try plan(request, survey: survey, checked: (outputs, template))
         for file in plan.deviceFiles {
             let first =
@@ -84,8 +85,9 @@ public enum RecordingPlanner {
                 settings: request.controls, profile: request.controlsProfile, restore: request.restoreControls)
         }
         var videos: [RecordingPlan.Video] = []
+        let hardware = survey.hardwareEncoders ?? HardwareEncoderDevices()
         for (entry, asked) in zip(survey.cameras, cameraRequests(request, count: survey.cameras.count)) {
-            videos.append(try video(request, asked, entry: entry, container: container))
+            videos.append(try video(request, asked, entry: entry, container: container, hardware: hardware))
         }
         var deviceFiles: [String] = []
         if let file = outputs.file, outputs.perDevice(request) {
@@ -248,6 +250,7 @@ public enum RecordingPlanner {
                 (request.frames != nil, RequestOption.frameLimit), (request.videoCodec != nil, .videoCodec),
                 (request.videoSize != nil, .videoSize), (request.frameRate != nil, .frameRate),
                 (request.pixelFormat != nil, .pixelFormat), (request.inputFormat != nil, .inputFormat),
+                (request.encoder != .auto, .encoder),
             ] where given {
                 throw .needsVideo(option)
             }
@@ -265,6 +268,7 @@ public enum RecordingPlanner {
                 (request.crf != nil, RequestOption.crf), (request.preset != nil, .preset),
                 (request.bitRate != nil, .bitRate),
                 (request.maxRate != nil, .maxRate), (request.bufferSize != nil, .bufferSize),
+                (request.encoder != .auto, .encoder),
             ] where given {
                 throw .appliesToH264Only(option)
             }
@@ -285,7 +289,8 @@ public enum RecordingPlanner {
     }
 
     private static func video(
-        _ request: RecordingRequest, _ asked: CameraRequest, entry: DeviceSurvey.Entry, container: ContainerFormat
+        _ request: RecordingRequest, _ asked: CameraRequest, entry: DeviceSurvey.Entry, container: ContainerFormat,
+        hardware: HardwareEncoderDevices
     ) throws(CaptureError) -> RecordingPlan.Video {
         let requested = request.videoCodec ?? container.defaultVideoCodec ?? .h264
         let source = try InputSource.make(
@@ -304,7 +309,8 @@ public enum RecordingPlanner {
             device: entry.device, source: source, codec: copies ? .copy : requested, requestedCodec: requested,
             requestedFrameRate: asked.frameRate, pixelFormat: request.pixelFormat, bitRate: request.bitRate,
             x264Options: x264Options(request), presetAsked: request.preset,
-            offeredModes: entry.camera.map(PresetBudget.modes) ?? [])
+            offeredModes: entry.camera.map(PresetBudget.modes) ?? [],
+            encoders: copies ? [] : try encoders(request, codec: requested, hardware: hardware))
     }
 
     private static func audio(
@@ -334,13 +340,14 @@ public enum RecordingPlanner {
     }
 
     /// True when H.264 asked of a camera that sends H.264 itself writes the camera's stream as
-    /// it is: nothing asks for re-encoding (no crf, bit rate, preset or pixel format), so a decode
+    /// it is: nothing asks for re-encoding (no crf, bit rate, preset, pixel format or encoder), so a decode
     /// and a second lossy encode would only cost CPU and quality.
     static func copiesCameraStream(
         _ codec: VideoCodec, cameraFormat: String, width: Int, height: Int, request: RecordingRequest
     ) -> Bool {
         codec == .h264 && cameraFormat == "h264" && request.crf == nil && request.bitRate == nil
-            && request.preset == nil && request.pixelFormat == nil && width % 2 == 0 && height % 2 == 0
+            && request.preset == nil && request.pixelFormat == nil && request.encoder == .auto && width % 2 == 0
+            && height % 2 == 0
     }
 
     /// libx264's options for the request.

@@ -30,6 +30,9 @@ public struct RecordingRequest: Sendable {
     public var preset: String?
     /// Video bit rate in bits per second; replaces crf.
     public var bitRate: Int?
+    /// Which H.264 encoder: x264, a hardware one, or `auto`, the first hardware one whose device
+    /// this machine has that opens, else x264.
+    public var encoder: VideoEncoderChoice = .auto
     /// Recorded audio sample rate in Hz; nil: the device's.
     public var sampleRate: Int?
     /// Recorded channel count; nil: the device's.

@@ -83,7 +83,8 @@ extension RecordingSession {
             path.copies
             ? "copy"
             : planned.requestedCodec == .raw
-                ? "rawvideo" : CodecChoice.encoderName(planned.requestedCodec, in: plan.container)
+                ? "rawvideo"
+                : video.encoderName ?? CodecChoice.encoderName(planned.requestedCodec, in: plan.container)
         var summary = RecordingSummary.Video(
             device: video.device,
             input: [video.input.codec, video.input.pixelFormat].compactMap { $0 }.joined(separator: " "),

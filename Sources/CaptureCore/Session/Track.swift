@@ -20,6 +20,8 @@ final class Track {
     let reader: InputReader
     /// A camera encoded by x264 in real time: what the encoder budget measured and chose.
     var encoderBudget: EncoderBudget?
+    /// The video encoder that opened (`libx264`, `h264_vaapi`, `rawvideo`); nil for a copy.
+    var encoderName: String?
 
     init(chain: Chain, source: InputSource, input: MediaStreamInfo, reader: InputReader) {
         self.chain = chain

@@ -89,30 +89,24 @@ extension RecordingSession {
         let stream: Int
         var decoder: Decoder?
         var encoder: EncodedStream?
-        var budget: EncoderBudget?
-        if var settings = settled.settings {
+        var opened: OpenedEncoder?
+        if let settings = settled.settings {
             decoder = try media("opening the video decoder") { () throws(FFmpegError) in
                 try Decoder(input: input, stream: index)
             }
-            let name = CodecChoice.encoderName(plan.codec, in: container)
-            if name == "libx264" && source.live {
-                let settledBudget = try measureBudget(plan, settings: settings)
-                settings.options["preset"] = settledBudget.preset
-                budget = settledBudget
-            }
-            let made = try media("opening the \(name) encoder") { () throws(FFmpegError) in
-                try Encoder(video: name, settings, globalHeader: wantsGlobalHeader)
-            }
+            let made = try openEncoder(plan, settings: settings)
+            opened = made
             stream = try media("adding the video stream") { () throws(FFmpegError) in
-                try addOutputStream(encoder: made, device: source.device)
+                try addOutputStream(encoder: made.encoder, device: source.device)
             }
-            encoder = EncodedStream(encoder: made, stream: stream, kind: "video", packetDuration: 1)
+            encoder = EncodedStream(encoder: made.encoder, stream: stream, kind: "video", packetDuration: 1)
         } else {
             stream = try addCopiedStream(input, stream: index, info: info, rate: rate, source: source)
         }
         let path = VideoPath(
             stream: stream, rate: rate, decoder: decoder, encoder: encoder,
-            converter: PictureConverter(width: settled.width, height: settled.height, pixelFormat: settled.pixelFormat),
+            converter: PictureConverter(
+                width: settled.width, height: settled.height, pixelFormat: opened?.pixelFormat ?? settled.pixelFormat),
             frameLimit: self.plan.frameLimit, input: info)
         path.fillsEmptySlots = encoder != nil && outputs.storesNoTimestamps
         if settled.passesThrough { path.passThroughSize = input.rawPassThroughSize(of: index) }
@@ -123,33 +117,9 @@ extension RecordingSession {
         let lane = queue.addLane(live: source.live, dropsOldest: source.live, capacity: capacity)
         let reader = makeReader(input, stream: index, source: source, lane: lane)
         let track = Track(chain: .video(path), source: source, input: info, reader: reader)
-        track.encoderBudget = budget
+        track.encoderBudget = opened?.budget
+        track.encoderName = opened?.encoder.name
         return track
-    }
-
-    /// Times x264 at the camera's size and rate with the preset asked, or chooses the preset
-    /// (`PresetBudget`), and warns when it chose a faster one or none keeps up (the summary has it
-    /// in any case). Takes up to about half a second per preset tried, before the camera's frames
-    /// are read.
-    ///
-    /// - Throws: `.failed` when x264 does not open with the settings (what the recording's own
-    ///   encoder would have met).
-    private func measureBudget(_ plan: RecordingPlan.Video, settings: Encoder.VideoSettings) throws(CaptureError)
-        -> EncoderBudget
-    {
-        let mode = PresetBudget.Mode(width: settings.width, height: settings.height, rate: settings.frameRate)
-        // Half a second of frames, 8 at least, or what x264 encodes in half a second when slower.
-        let frames = max(8, min(30, Int(settings.frameRate.doubleValue / 2)))
-        let budget = try PresetBudget.settle(mode, asked: plan.presetAsked, offered: plan.offeredModes) {
-            (preset) throws(CaptureError) in
-            var trial = settings
-            trial.options["preset"] = preset
-            return try media("measuring the x264 encoder") { () throws(FFmpegError) in
-                try EncoderSpeed.measure("libx264", trial, frames: frames, seconds: 0.5)
-            }
-        }
-        if budget.isNews { onWarning("\(plan.device.name): \(budget.line)") }
-        return budget
     }
 
     /// Adds the output stream a camera's packets are copied into, as they come.

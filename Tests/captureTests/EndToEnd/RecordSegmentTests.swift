@@ -187,7 +187,7 @@ import Testing
     @Test func keepDeletesOnlyTheOldestOfTheSeries() throws {
         let scratch = try RecordScratch()
         for name in ["raw-extra.nut", "other.nut"] {
-            FileManager.default.createFile(atPath: scratch.path(name), contents: Data("keep me".utf8))
+            _ = FileManager.default.createFile(atPath: scratch.path(name), contents: Data("keep me".utf8))
         }
         let result = try BuiltBinary.run([
             "record", "--video", RecordSources.video, "--codec", "raw", "--duration", "4", "--segment-time", "1",

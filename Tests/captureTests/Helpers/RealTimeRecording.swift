@@ -41,12 +41,42 @@ enum RealTimeSlots {
     }
 
     /// Runs `body` holding every slot: for a case that loads the machine on purpose, so that no
-    /// real-time recording runs beside it. One such case at a time (its suite `.serialized`): two
-    /// would each hold some of the slots and wait for the rest forever.
+    /// real-time recording runs beside it. Such cases take their turns first, one at a time: two
+    /// taking slots together would each hold some and wait for the rest forever.
     static func runAlone<T>(_ body: () async throws -> T) async throws -> T {
+        await takeTurn()
+        defer { endTurn() }
         for _ in 0..<slots { await acquire() }
         defer { for _ in 0..<slots { release() } }
         return try await body()
+    }
+
+    /// Whether a `runAlone` case is taking its slots or running, and the ones waiting their turn.
+    private static let turns = Mutex((busy: false, waiting: [CheckedContinuation<Void, Never>]()))
+
+    private static func takeTurn() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let granted = turns.withLock { turns in
+                if !turns.busy {
+                    turns.busy = true
+                    return true
+                }
+                turns.waiting.append(continuation)
+                return false
+            }
+            if granted { continuation.resume() }
+        }
+    }
+
+    private static func endTurn() {
+        let next = turns.withLock { turns in
+            if turns.waiting.isEmpty {
+                turns.busy = false
+                return nil as CheckedContinuation<Void, Never>?
+            }
+            return turns.waiting.removeFirst()
+        }
+        next?.resume()
     }
 
     private static let slots = 4
