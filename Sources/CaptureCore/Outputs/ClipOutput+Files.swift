@@ -96,11 +96,18 @@ extension ClipOutput {
         }
     }
 
-    /// Finishes `segment` (trailer, fast start) and unlocks it: its `clip_closed` event.
+    /// Finishes `segment` (trailer, fast start) and unlocks it: its `clip_closed` event. A clip
+    /// the disk had no room for at all (empty, or failed before a frame or sample) holds nothing
+    /// a player opens, and is removed.
     private static func closed(
         _ segment: SeriesFileWriter, formatName: String, hasVideo: Bool, hasAudio: Bool, reason: String
     ) -> RecordingEvent {
         var event = segment.finish(formatName: formatName, hasVideo: hasVideo, hasAudio: hasAudio)
+        if event.size == 0 || (event.problem != nil && segment.frames == 0 && segment.samples == 0) {
+            unlink(segment.path)
+            event.size = 0
+            event.problem = (event.problem.map { $0 + "; " } ?? "") + "removed, as it holds nothing"
+        }
         segment.unlock()
         event.event = .clipClosed
         event.reason = reason
@@ -110,7 +117,7 @@ extension ClipOutput {
     /// Notes a closed clip; under `lock`.
     private func record(_ event: RecordingEvent, ticket: Int) {
         events += closedOrder.finish(ticket, event)
-        guard let path = event.path else { return }
+        guard let path = event.path, event.size ?? 0 > 0 else { return }
         finishedPaths.append(path)
         finishedNumbers[path] = event.number
         finishedBytes += event.size ?? 0

@@ -177,12 +177,21 @@ final class PlaylistOutput: RecordingOutput {
             }
         } else {
             container.abandon()
-            for partial in PlaylistPlan.segments(beside: path) where partial.hasSuffix(".tmp") { unlink(partial) }
+            // The muxer does not report a failed write: a segment the disk cut short may have been
+            // renamed to its own name, unlisted. What the window does not know goes, which frees
+            // room for the playlist to be written once more, ended: nothing follows.
+            let known = Set(window.onDisk.map { file($0.segment.uri) })
+            for partial in PlaylistPlan.segments(beside: path) where !known.contains(partial) { unlink(partial) }
+            let cause = failure
+            try? publish(ended: true)
+            failure = cause
         }
         report.failure = failure
         report.segments = window.listed.count
         report.bytes = bytesWritten
-        report.duration = recorded.encodedDuration
+        // After a failure, the playlist's length: what it lists is all a player gets.
+        report.duration =
+            failure == nil ? recorded.encodedDuration : window.listed.reduce(0) { $0 + $1.segment.seconds }
         if failure == nil { report.failure = readBack(streams: recorded.count) }
         return report
     }
@@ -213,9 +222,13 @@ final class PlaylistOutput: RecordingOutput {
     /// - Throws: `.writeFailed` when the playlist cannot be written (74).
     private func update() throws(CaptureError) {
         guard let read = readWorking() else { return }
-        header = read.header
+        // A working playlist the full disk cut short has lost its header, or lists a segment
+        // whose file is not whole: neither is taken.
+        if !read.header.isEmpty { header = read.header }
         for segment in read.segments where segment.sequence >= window.nextSequence {
-            window.add(.init(segment: segment, bytes: Self.size(of: file(segment.uri))))
+            let bytes = Self.size(of: file(segment.uri))
+            guard bytes > 0 else { break }
+            window.add(.init(segment: segment, bytes: bytes))
         }
         let gone = window.apply(currentBytes: read.ended ? 0 : window.onDisk.last?.bytes ?? 0)
         try publish(ended: read.ended)

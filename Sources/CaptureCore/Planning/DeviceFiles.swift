@@ -13,11 +13,13 @@ enum DeviceFiles {
         return name.contains("%{name}") || name.contains("%{index}") || (!segments && fields(name).contains("d"))
     }
 
-    /// Refuses a `%{...}` in the file name that is no device field: a typo would otherwise write
-    /// every device into one file of that literal name.
+    /// Refuses a `%{...}` in the file name that is no device field, and in the name of one file
+    /// (no segments or clips, whose templates check their own fields) any `%` but `%d` and `%%`:
+    /// a typo, or ffmpeg's `%02d`, would otherwise write every device into one file of that
+    /// literal name.
     ///
     /// - Throws: `.usage` (64).
-    static func checkFields(_ pattern: String) throws(CaptureError) {
+    static func checkFields(_ pattern: String, timed: Bool) throws(CaptureError) {
         let name = Array(pattern.pathLastComponent)
         var index = 0
         while index + 1 < name.count {
@@ -32,6 +34,10 @@ enum DeviceFiles {
                     throw .usage(
                         "\(pattern): \(field)\(closed) is no field; a file per device takes %d, %{index} or %{name}")
                 }
+            } else if !timed && name[index + 1] != "d" && name[index + 1] != "%" {
+                throw .usage(
+                    "\(pattern): %\(name[index + 1]) is no field of a file name; a file per device takes %d, "
+                        + "%{index} or %{name}, and %% writes a %")
             }
             index += 2
         }
@@ -82,9 +88,10 @@ enum DeviceFiles {
     }
 
     /// A device's name as part of a file name: no folder separator, no `%` a segment template
-    /// would read as a field, no leading dot that would hide the file.
+    /// would read as a field, no `:` that FFmpeg's tools would read as a protocol (`hw:1.mkv`),
+    /// no leading dot that would hide the file.
     static func safe(_ name: String) -> String {
-        let mapped = String(name.map { $0 == "/" || $0 == "%" || $0.isNewline ? "_" : $0 })
+        let mapped = String(name.map { $0 == "/" || $0 == "%" || $0 == ":" || $0.isNewline ? "_" : $0 })
         return mapped.hasPrefix(".") ? "_" + mapped.dropFirst() : mapped
     }
 

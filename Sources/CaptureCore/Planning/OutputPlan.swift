@@ -23,8 +23,15 @@ public struct OutputPlan: Sendable {
     func perDevice(_ request: RecordingRequest) -> Bool {
         guard let file, !toStandardOutput else { return false }
         // In a template of segments or clips, %d is strftime's day of the month.
-        let timed = request.segmentTime != nil || request.segmentSize != nil || request.preRoll != nil
-        return DeviceFiles.isTemplate(file, segments: timed)
+        return DeviceFiles.isTemplate(file, segments: Self.namesSeries(request))
+    }
+
+    /// True when the file's name is a template of a series (segments or clips), whose fields are
+    /// strftime's and `%n`: what segments or clips ask for, or options of theirs that are
+    /// refused without them (with that refusal, not one of the name's fields).
+    static func namesSeries(_ request: RecordingRequest) -> Bool {
+        request.segmentTime != nil || request.segmentSize != nil || request.preRoll != nil
+            || request.postRoll != nil || request.maxClip != nil || !request.retention.isEmpty
     }
 
     /// Plans the outputs of `request`.
@@ -52,6 +59,9 @@ public struct OutputPlan: Sendable {
         }
         self.file = file
         self.streams = streams
+        if let file, file != "-" {
+            try DeviceFiles.checkFields(file, timed: Self.namesSeries(request) || file.lowercased().hasSuffix(".m3u8"))
+        }
         guard let fileContainer else {
             let muxer = streams[0].muxer
             container = ContainerFormat(

@@ -165,7 +165,6 @@ public enum RecordingPlanner {
     /// Checks that need no device: options that need a source or a codec, pixel formats, and
     /// whether the file and the streams hold the codecs.
     static func check(_ request: RecordingRequest, outputs: OutputPlan, hasVideo: Bool) throws(CaptureError) {
-        if let file = outputs.file, !outputs.toStandardOutput { try DeviceFiles.checkFields(file) }
         try checkSeveral(request, outputs: outputs)
         let container = outputs.container
         do {

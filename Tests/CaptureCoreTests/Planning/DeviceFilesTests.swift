@@ -36,15 +36,28 @@ import Testing
     }
 }
 
-/// A `%{...}` that is no field is refused rather than written as a literal name.
+/// A `%{...}` that is no field is refused rather than written as a literal name; so is, in the
+/// name of one file, any `%` but `%d` and `%%` (ffmpeg's `%02d` among them). Series templates
+/// (segments, clips) check their own strftime fields.
 @Suite struct DeviceFieldTyposTests {
-    @Test(arguments: ["x%{foo}.mkv", "x%{index.mkv", "x%{Name}.mkv"])
+    @Test(arguments: ["x%{foo}.mkv", "x%{index.mkv", "x%{Name}.mkv", "u%02d.mkv", "q-%q-%d.mkv", "s-%5d.mkv"])
     func typosAreRefused(pattern: String) {
-        #expect(throws: CaptureError.self) { try DeviceFiles.checkFields(pattern) }
+        #expect(throws: CaptureError.self) { try DeviceFiles.checkFields(pattern, timed: false) }
     }
 
-    @Test(arguments: ["x%{index}.mkv", "%{name}-%d.mkv", "x%%{foo}.mkv", "a%{b/x.mkv", "plain.mkv"])
+    @Test(arguments: ["x%{index}.mkv", "%{name}-%d.mkv", "x%%{foo}.mkv", "a%{b/x.mkv", "plain.mkv", "50%%.mkv"])
     func fieldsAndLiteralsPass(pattern: String) throws {
-        try DeviceFiles.checkFields(pattern)
+        try DeviceFiles.checkFields(pattern, timed: false)
+    }
+
+    @Test func aSeriesTemplateKeepsItsOwnFields() throws {
+        try DeviceFiles.checkFields("cam-%Y%m%d-%H%M%S-%n.mkv", timed: true)
+        #expect(throws: CaptureError.self) { try DeviceFiles.checkFields("cam-%{foo}-%n.mkv", timed: true) }
+    }
+
+    @Test func aDevicesNameLosesWhatAPathOrAToolWouldMisread() {
+        #expect(DeviceFiles.safe("hw:CARD=Loopback,DEV=1") == "hw_CARD=Loopback,DEV=1")
+        #expect(DeviceFiles.safe("/dev/video0") == "_dev_video0")
+        #expect(DeviceFiles.safe(".hidden%n") == "_hidden_n")
     }
 }

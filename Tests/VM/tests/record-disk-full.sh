@@ -26,7 +26,7 @@ done
 
 # An HLS playlist: FFmpeg's hls muxer does not report a failed write and would write the playlist
 # again, empty, over the last whole one; the recorder stops first, and the playlist lists only
-# whole segments, each of which decodes.
+# whole segments, each of which decodes, and ends; a segment the disk cut short is not left beside it.
 rc=0
 "$CAPTURE" record --video test --audio test --preset ultrafast --crf 0 --segment-time 1 --quiet "$disk/full.m3u8" \
     2>"$VM_OUT/m3u8.err" || rc=$?
@@ -40,5 +40,9 @@ check ".m3u8: the playlist lists whole segments ($listed)" test "${listed:-0}" -
 segments=$(grep '^full-[0-9]*\.ts$' "$disk/full.m3u8" | sed "s|^|$disk/|" | paste -sd '|' || true)
 check ".m3u8: the listed segments decode" clean "concat:$segments"
 check ".m3u8: no partial segment left" test -z "$(find "$disk" -name '*.tmp')"
+check ".m3u8: the playlist is ended, its header kept" \
+    bash -c "grep -qx '#EXT-X-ENDLIST' '$disk/full.m3u8' && grep -q '^#EXT-X-VERSION:' '$disk/full.m3u8'"
+check_eq ".m3u8: every segment on disk is listed" "$(grep '^full-[0-9]*\.ts$' "$disk/full.m3u8" | sort)" \
+    "$(cd "$disk" && ls full-*.ts | sort)"
 
 finish

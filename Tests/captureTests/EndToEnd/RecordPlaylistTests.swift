@@ -290,4 +290,32 @@ import Testing
         ])
         #expect(result.status == 64, "\(result.stderr)")
     }
+
+    /// A full disk: exit 74, and the playlist ends (`#EXT-X-ENDLIST`, its header kept) listing only
+    /// whole segments; no segment the disk cut short stays beside it, listed or not.
+    @Test(.enabled(if: getuid() == 0, "mounting a small tmpfs to fill up needs root (CI runs as root)"))
+    func aFullDiskEndsThePlaylistWithWholeSegmentsOnly() throws {
+        let scratch = try RecordScratch()
+        let disk = scratch.path("disk")
+        try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: false)
+        let mount = try ChildProcess.run("mount", ["-t", "tmpfs", "-o", "size=3m", "tmpfs", disk])
+        try #require(mount.status == 0, "mount: \(mount.stderr)")
+        defer { _ = try? ChildProcess.run("umount", [disk]) }
+        let path = disk + "/full.m3u8"
+        let result = try BuiltBinary.runNiced([
+            "record", "--video", "test", "--video-size", "320x240", "--audio", "test", "--preset", "ultrafast",
+            "--crf", "0", "--segment-time", "1", "--duration", "60", "--quiet", path,
+        ])
+        #expect(result.status == 74, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("Error: \(path): disk full (no space left on device)"), "\(result.stderr)")
+        let playlist = try Playlist(path)
+        #expect(playlist.ended && playlist.text.contains("#EXT-X-VERSION:"), "\(playlist.text)")
+        #expect(!playlist.segments.isEmpty, "\(playlist.text)")
+        let onDisk = try FileManager.default.contentsOfDirectory(atPath: disk).filter { $0 != "full.m3u8" }
+        #expect(Set(onDisk) == Set(playlist.segments.map(\.name)), "on disk \(onDisk.sorted()), \(playlist.text)")
+        for segment in playlist.segments {
+            let messages = try RecordOracle.decodingMessages(disk + "/" + segment.name)
+            #expect(messages.isEmpty, "\(segment.name): \(messages)")
+        }
+    }
 }
