@@ -13,10 +13,12 @@ extension RecordingSession {
     /// not open (no driver for the GPU, a size it does not take) gives way to the next, with one
     /// warning saying why once x264 records instead.
     ///
+    /// - Parameter inputCodec: what the camera sends (`mjpeg`, `h264`, `rawvideo`), for the
+    ///   budget's advice.
     /// - Throws: `.notSupported` (69) naming the encoder and FFmpeg's reason when the one encoder
     ///   asked for does not open; `.failed` when x264 or the raw encoder does not.
-    func openEncoder(_ plan: RecordingPlan.Video, settings: Encoder.VideoSettings) throws(CaptureError)
-        -> OpenedEncoder
+    func openEncoder(_ plan: RecordingPlan.Video, settings: Encoder.VideoSettings, inputCodec: String?)
+        throws(CaptureError) -> OpenedEncoder
     {
         let name = CodecChoice.encoderName(plan.codec, in: self.plan.container)
         guard name == "libx264", !plan.encoders.isEmpty else {
@@ -28,7 +30,7 @@ extension RecordingSession {
         var failures: [String] = []
         for candidate in plan.encoders {
             guard candidate.isHardware, let device = candidate.device else {
-                let opened = try openX264(plan, settings: settings)
+                let opened = try openX264(plan, settings: settings, inputCodec: inputCodec)
                 if !failures.isEmpty {
                     onWarning("\(plan.device.name): \(failures.joined(separator: "; ")); recording with libx264")
                 }
@@ -60,13 +62,13 @@ extension RecordingSession {
 
     /// x264 with the preset the budget settles for a live camera, or as planned for a source read
     /// as fast as it encodes.
-    private func openX264(_ plan: RecordingPlan.Video, settings: Encoder.VideoSettings) throws(CaptureError)
-        -> OpenedEncoder
+    private func openX264(_ plan: RecordingPlan.Video, settings: Encoder.VideoSettings, inputCodec: String?)
+        throws(CaptureError) -> OpenedEncoder
     {
         var settings = settings
         var budget: EncoderBudget?
         if plan.source.live {
-            let settled = try measureBudget(plan, settings: settings)
+            let settled = try measureBudget(plan, settings: settings, inputCodec: inputCodec)
             settings.options["preset"] = settled.preset
             budget = settled
         }
@@ -83,8 +85,8 @@ extension RecordingSession {
     ///
     /// - Throws: `.failed` when x264 does not open with the settings (what the recording's own
     ///   encoder would have met).
-    private func measureBudget(_ plan: RecordingPlan.Video, settings: Encoder.VideoSettings) throws(CaptureError)
-        -> EncoderBudget
+    private func measureBudget(_ plan: RecordingPlan.Video, settings: Encoder.VideoSettings, inputCodec: String?)
+        throws(CaptureError) -> EncoderBudget
     {
         let mode = PresetBudget.Mode(width: settings.width, height: settings.height, rate: settings.frameRate)
         // Half a second of frames, 8 at least, or what x264 encodes in half a second when slower.
@@ -97,7 +99,14 @@ extension RecordingSession {
                 try EncoderSpeed.measure("libx264", trial, frames: frames, seconds: 0.5)
             }
         }
-        if budget.isNews { onWarning("\(plan.device.name): \(budget.line)") }
+        guard budget.isNews else { return budget }
+        // A camera's own MJPEG or H.264 kept as it comes costs next to nothing.
+        let copy =
+            budget.keepsUp || !["mjpeg", "h264"].contains(inputCodec ?? "")
+            ? ""
+            : "; or copy what the camera sends (\(inputCodec == "mjpeg" ? "MJPEG, into .mkv or .avi" : "H.264")), "
+                + "which costs almost nothing"
+        onWarning("\(plan.device.name): \(budget.line)\(copy)")
         return budget
     }
 }

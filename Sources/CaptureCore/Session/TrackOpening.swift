@@ -94,7 +94,7 @@ extension RecordingSession {
             decoder = try media("opening the video decoder") { () throws(FFmpegError) in
                 try Decoder(input: input, stream: index)
             }
-            let made = try openEncoder(plan, settings: settings)
+            let made = try openEncoder(plan, settings: settings, inputCodec: info.codec)
             opened = made
             stream = try media("adding the video stream") { () throws(FFmpegError) in
                 try addOutputStream(encoder: made.encoder, device: source.device)
