@@ -1,4 +1,5 @@
-/// Brings decoded pictures to one size and pixel format, in limited range: the encoder's input.
+/// Brings decoded pictures to one size and pixel format, in limited range unless full-range ones
+/// are to stay so (`keepsFullRange`): the encoder's input.
 ///
 /// Keeps one `Scaler` and makes a new one only when the pictures coming in change size, format or
 /// range (a camera restarted in another mode, a decoder's first picture). Used by one thread.
@@ -6,12 +7,15 @@ final class PictureConverter {
     let width: Int
     let height: Int
     let pixelFormat: PixelFormat
+    /// Full-range pictures (a JPEG's) stay full-range, for an encoder that tags its stream so.
+    let keepsFullRange: Bool
     private var scaler: Scaler?
 
-    init(width: Int, height: Int, pixelFormat: PixelFormat) {
+    init(width: Int, height: Int, pixelFormat: PixelFormat, keepsFullRange: Bool = false) {
         self.width = width
         self.height = height
         self.pixelFormat = pixelFormat
+        self.keepsFullRange = keepsFullRange
     }
 
     /// `frame` itself when it is already in the target size and format, else a converted copy.
@@ -22,7 +26,7 @@ final class PictureConverter {
         let source = frame.pixelFormatValue
         // A full-range picture in a plain YUV format still needs its range converted.
         let fullRange = frame.isFullRange && !source.isDeprecatedFullRange
-        if frame.width == width && frame.height == height && source == pixelFormat && !fullRange {
+        if frame.width == width && frame.height == height && source == pixelFormat && (!fullRange || keepsFullRange) {
             return frame
         }
         if let scaler, scaler.sourceWidth == frame.width, scaler.sourceHeight == frame.height,
@@ -32,7 +36,7 @@ final class PictureConverter {
         }
         let made = try Scaler(
             sourceWidth: frame.width, sourceHeight: frame.height, sourceFormat: source.av, sourceFullRange: fullRange,
-            width: width, height: height, pixelFormat: pixelFormat.av)
+            width: width, height: height, pixelFormat: pixelFormat.av, keepsFullRange: keepsFullRange)
         scaler = made
         return try made.scale(frame)
     }

@@ -17,6 +17,9 @@ struct VideoNegotiation {
     /// True when a raw frame is the very frame the output holds (same size and pixel format, raw
     /// out, a muxer that writes it as it comes), so it may go to the muxer as it came.
     let passesThrough: Bool
+    /// True when full-range pictures (a JPEG's) are encoded as they are, the stream tagged full
+    /// range, instead of converted to limited range first (`PictureConverter.keepsFullRange`).
+    var keepsFullRange = false
     /// What to tell the user about the choice (an odd frame size scaled for H.264); nil when
     /// nothing.
     let warning: String?
@@ -69,18 +72,23 @@ struct VideoNegotiation {
             width: target.width, height: target.height, pixelFormat: target.format, frameRate: rate,
             keyframeInterval: plan.codec == .h264 ? max(1, Int(keyframeSeconds * rate.doubleValue)) : 1,
             bitRate: plan.bitRate ?? 0, options: plan.codec == .h264 ? plan.x264Options : [:])
+        // A JPEG's full range is kept: converting it to limited range costs libswscale as much as
+        // decoding the JPEG, and full-range H.264 is legal, its players honour the flag.
+        let fullRange = plan.codec == .h264 && (info.codec == "mjpeg" || inputFormat?.isDeprecatedFullRange == true)
         if plan.codec == .h264 {
-            // The converter writes limited-range YUV (a JPEG's full range converted, a camera's
-            // own YUV kept); JPEG's matrix is BT.601. Tagged, players need not guess.
-            settings.colorRange = .limited
+            // The converter writes limited-range YUV from a camera's own YUV, full-range from a
+            // JPEG's; JPEG's matrix is BT.601. Tagged, players need not guess.
+            settings.colorRange = fullRange ? .full : .limited
             settings.bt601 = info.codec == "mjpeg"
         }
         let passesThrough =
             plan.codec == .raw && container.muxer != "yuv4mpegpipe" && inputFormat != nil
             && (target.width, target.height, target.format) == (width, height, inputFormat ?? .yuv420p)
-        return VideoNegotiation(
+        var settled = VideoNegotiation(
             rate: rate, width: target.width, height: target.height, pixelFormat: target.format, settings: settings,
             passesThrough: passesThrough, warning: warning)
+        settled.keepsFullRange = fullRange
+        return settled
     }
 
     /// Checks that the driver applied the mode asked for: it may quietly apply another size or

@@ -7,6 +7,8 @@ extension RecordingSession {
         let encoder: Encoder
         let pixelFormat: PixelFormat
         let budget: EncoderBudget?
+        /// Full-range pictures go to the encoder as they are (`VideoNegotiation.keepsFullRange`).
+        var keepsFullRange = false
     }
 
     /// Opens the camera's encoder with the negotiated `settings`. A hardware encoder that does
@@ -39,6 +41,8 @@ extension RecordingSession {
             var trial = settings
             trial.options = [:]
             trial.pixelFormat = PixelFormat(name: candidate.pixelFormat) ?? .yuv420p
+            // Not every hardware encoder writes the full-range flag: its pictures are converted.
+            if trial.colorRange == .full { trial.colorRange = .limited }
             do {
                 let hardware =
                     candidate.choice == .vaapi
@@ -75,7 +79,9 @@ extension RecordingSession {
         let encoder = try media("opening the libx264 encoder") { () throws(FFmpegError) in
             try Encoder(video: "libx264", settings, globalHeader: wantsGlobalHeader)
         }
-        return OpenedEncoder(encoder: encoder, pixelFormat: settings.pixelFormat, budget: budget)
+        return OpenedEncoder(
+            encoder: encoder, pixelFormat: settings.pixelFormat, budget: budget,
+            keepsFullRange: settings.colorRange == .full)
     }
 
     /// Times x264 at the camera's size and rate with the preset asked, or chooses the preset

@@ -106,7 +106,8 @@ extension RecordingSession {
         let path = VideoPath(
             stream: stream, rate: rate, decoder: decoder, encoder: encoder,
             converter: PictureConverter(
-                width: settled.width, height: settled.height, pixelFormat: opened?.pixelFormat ?? settled.pixelFormat),
+                width: settled.width, height: settled.height, pixelFormat: opened?.pixelFormat ?? settled.pixelFormat,
+                keepsFullRange: opened?.keepsFullRange ?? false),
             frameLimit: self.plan.frameLimit, input: info)
         path.fillsEmptySlots = encoder != nil && outputs.storesNoTimestamps
         if settled.passesThrough { path.passThroughSize = input.rawPassThroughSize(of: index) }
