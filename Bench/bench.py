@@ -8,10 +8,10 @@ per-round ratios), the targets met or not, a stream and a file from one encode (
 ffmpeg's tee muxer), the live test source at 720p and 1080p (7), and the camera
 jobs from the QEMU guest (5: vivid's raw webcam; 6: an MJPEG camera played by v4l2loopback; 9:
 two cameras and a microphone in one recording), and the memory of a 60 s pre-roll of event
-clips (10); the cost of audio levels against ffmpeg's astats (11);
-writes all of it, every single run included, as JSON into the results folder.
+clips (10); the cost of audio levels against ffmpeg's astats (11); start-up in the guest beside
+ffmpeg, v4l2-ctl and arecord (12); writes all of it, every single run included, as JSON into the results folder.
 
-Usage: Bench/bench.py [--capture PATH] [--rounds N] [--jobs 1,2,3,3d,4,4v,5,6,7,8,9,10,11] [--results DIR]
+Usage: Bench/bench.py [--capture PATH] [--rounds N] [--jobs 1,2,3,3d,4,4v,5,6,7,8,9,10,11,12] [--results DIR]
 """
 
 import argparse
@@ -28,6 +28,7 @@ import tempfile
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import camera  # noqa: E402
+import startup  # noqa: E402
 import loopback  # noqa: E402
 import several  # noqa: E402
 import jobs  # noqa: E402
@@ -235,11 +236,13 @@ def main():
     parser.add_argument("--list-rounds", type=int, default=15,
                         help="rounds for job 4, whose runs take a tenth of a second (default: 15)")
     parser.add_argument("--guest-rounds", type=int, default=5, help="rounds of job 5 in the guest (default: 5)")
+    parser.add_argument("--startup-rounds", type=int, default=3,
+                        help="rounds of job 12's start-ups in the guest (default: 3)")
     parser.add_argument("--loopback-rounds", type=int, default=3, help="rounds of job 6 in the guest (default: 3)")
     parser.add_argument("--live-rounds", type=int, default=3,
                         help="rounds of job 7, each 20 s per rate and tool (default: 3)")
     parser.add_argument("--several-rounds", type=int, default=3, help="rounds of job 9 in the guest (default: 3)")
-    parser.add_argument("--jobs", default="1,2,3,3d,4,4v,5,6,7,8,9,10,11",
+    parser.add_argument("--jobs", default="1,2,3,3d,4,4v,5,6,7,8,9,10,11,12",
                         help="which jobs to run (default: 1,2,3,3d,4,4v,5,6,7,8,9,10,11)")
     parser.add_argument("--results", default=os.path.join(REPO, "bench-results"),
                         help="folder for the JSON results (default: bench-results)")
@@ -308,6 +311,11 @@ def main():
             % (options.loopback_rounds, 1 + options.loopback_rounds))
         data["loopback"] = loopback.run_on_host(capture, options.loopback_rounds, os.path.join(results, "guest-loopback"), REPO)
         data["loopback_summary"] = report.camera_summary(data["loopback"])
+    if "12" in wanted:
+        log("job 12: start-up in the QEMU guest, %d rounds (about %d minutes)"
+            % (options.startup_rounds, 2 + options.startup_rounds))
+        data["startup"] = startup.run_on_host(capture, options.startup_rounds, os.path.join(results, "guest-startup"), REPO)
+        data["startup_summary"] = startup.summary(data["startup"])
     if "9" in wanted:
         log("job 9: two cameras and a microphone in the QEMU guest, %d rounds (about %d minutes)"
             % (options.several_rounds, 1 + options.several_rounds))
@@ -315,7 +323,8 @@ def main():
         data["several_summary"] = several.summary(data["several"])
 
     text = report.render(data) + "".join(
-        "\n" + line for line in data.get("several_summary", []) + data.get("preroll_summary", []))
+        "\n" + line
+        for line in data.get("several_summary", []) + data.get("preroll_summary", []) + data.get("startup_summary", []))
     print(text)
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     for name in ("bench-%s.json" % stamp, "latest.json"):
@@ -325,7 +334,7 @@ def main():
         f.write(text + "\n")
     log("results in %s/bench-%s.json (and latest.json, latest.txt)" % (results, stamp))
     failed = [j for j in data["jobs"] if j.get("error")] + [
-        data[k] for k in ("camera", "loopback", "several", "preroll") if data.get(k, {}).get("error")]
+        data[k] for k in ("camera", "loopback", "several", "preroll", "startup") if data.get(k, {}).get("error")]
     return 1 if failed else 0
 
 
