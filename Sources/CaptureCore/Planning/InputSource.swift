@@ -20,6 +20,9 @@ struct InputSource: Sendable {
     let clock: TimestampMapper.Domain?
     /// The frame rate to record at when the input does not declare one.
     let frameRate: Rational?
+    /// The frame size a live video source is asked for (the camera's mode, the test pattern's);
+    /// nil for a lavfi graph, whose size is its own.
+    var frameSize: FrameDimensions? = nil
     /// The camera mode chosen from the probe (V4L2 only); the opened stream must match it.
     var mode: VideoMode? = nil
     /// How a microphone is opened and what it is converted to (ALSA and PulseAudio only).
@@ -67,6 +70,7 @@ struct InputSource: Sendable {
                 device: device, kind: kind, format: "v4l2", url: path, options: options, live: true, clock: nil,
                 frameRate: mode.frameRate)
             source.mode = mode
+            source.frameSize = mode.size
             return source
         case .alsa, .pulse:
             guard let microphone else { throw .failed("\(device.name): the microphone's formats were not probed") }
@@ -95,9 +99,11 @@ struct InputSource: Sendable {
         }
         let format = odd ? ",format=yuv444p" : ""
         let graph = "testsrc2=size=\(size):rate=\(rate)\(format),realtime"
-        return InputSource(
+        var source = InputSource(
             device: device, kind: kind, format: "lavfi", url: graph, options: [:], live: true, clock: .media,
             frameRate: rate)
+        source.frameSize = size
+        return source
     }
 
     /// A `lavfi:` graph, read as fast as it runs; size, rate and format are the graph's own.

@@ -15,11 +15,10 @@ extension RecordingSession {
     /// not open (no driver for the GPU, a size it does not take) gives way to the next, with one
     /// warning saying why once x264 records instead.
     ///
-    /// - Parameter inputCodec: what the camera sends (`mjpeg`, `h264`, `rawvideo`), for the
-    ///   budget's advice.
+    /// - Parameter budget: the camera's encoder budget (`measureBudgets`), for x264's preset.
     /// - Throws: `.notSupported` (69) naming the encoder and FFmpeg's reason when the one encoder
     ///   asked for does not open; `.failed` when x264 or the raw encoder does not.
-    func openEncoder(_ plan: RecordingPlan.Video, settings: Encoder.VideoSettings, inputCodec: String?)
+    func openEncoder(_ plan: RecordingPlan.Video, settings: Encoder.VideoSettings, budget: EncoderBudget?)
         throws(CaptureError) -> OpenedEncoder
     {
         let name = CodecChoice.encoderName(plan.codec, in: self.plan.container)
@@ -32,7 +31,7 @@ extension RecordingSession {
         var failures: [String] = []
         for candidate in plan.encoders {
             guard candidate.isHardware, let device = candidate.device else {
-                let opened = try openX264(plan, settings: settings, inputCodec: inputCodec)
+                let opened = try openX264(plan, settings: settings, budget: budget)
                 if !failures.isEmpty {
                     onWarning("\(plan.device.name): \(failures.joined(separator: "; ")); recording with libx264")
                 }
@@ -64,18 +63,12 @@ extension RecordingSession {
         throw .failed("\(plan.device.name): no H.264 encoder opened: \(failures.joined(separator: "; "))")
     }
 
-    /// x264 with the preset the budget settles for a live camera, or as planned for a source read
-    /// as fast as it encodes.
-    private func openX264(_ plan: RecordingPlan.Video, settings: Encoder.VideoSettings, inputCodec: String?)
+    /// x264 with the preset its budget settled (`measureBudgets`), or as planned.
+    private func openX264(_ plan: RecordingPlan.Video, settings: Encoder.VideoSettings, budget: EncoderBudget?)
         throws(CaptureError) -> OpenedEncoder
     {
         var settings = settings
-        var budget: EncoderBudget?
-        if plan.source.live {
-            let settled = try measureBudget(plan, settings: settings, inputCodec: inputCodec)
-            settings.options["preset"] = settled.preset
-            budget = settled
-        }
+        if let budget { settings.options["preset"] = budget.preset }
         let encoder = try media("opening the libx264 encoder") { () throws(FFmpegError) in
             try Encoder(video: "libx264", settings, globalHeader: wantsGlobalHeader)
         }
@@ -84,13 +77,41 @@ extension RecordingSession {
             keepsFullRange: settings.colorRange == .full)
     }
 
-    /// Times x264 at the camera's size and rate with the preset asked, or chooses the preset
-    /// (`PresetBudget`), and warns when it chose a faster one or none keeps up (the summary has it
-    /// in any case). Takes up to about half a second per preset tried, before the camera's frames
-    /// are read.
+    /// The encoder budget of each camera (in `plan.videos`' order) that x264 records in real time:
+    /// a live source whose first encoder to try is x264; nil for the others. Measured before any
+    /// device opens, at the mode the camera is asked for: a camera streaming meanwhile would fill
+    /// its buffers with frames taken before the recording, which would then count as late and
+    /// move its start.
     ///
     /// - Throws: `.failed` when x264 does not open with the settings (what the recording's own
     ///   encoder would have met).
+    func measureBudgets() throws(CaptureError) -> [EncoderBudget?] {
+        var budgets: [EncoderBudget?] = []
+        for video in plan.videos {
+            guard video.encoders.first?.choice == .x264, video.source.live, let size = video.source.frameSize,
+                let rate = video.source.frameRate
+            else {
+                budgets.append(nil)
+                continue
+            }
+            let expected = MediaStreamInfo(
+                kind: .video, codec: "rawvideo", width: size.width, height: size.height, frameRate: rate,
+                timeBase: Rational(1, 1_000_000))
+            let settled = try VideoNegotiation.negotiate(
+                video, input: expected, container: plan.container, withAudio: plan.audio != nil,
+                keyframeSeconds: plan.clips == nil ? 2 : 1)
+            guard let settings = settled.settings else {
+                budgets.append(nil)
+                continue
+            }
+            budgets.append(try measureBudget(video, settings: settings, inputCodec: video.source.mode?.inputFormat))
+        }
+        return budgets
+    }
+
+    /// Times x264 at the camera's size and rate with the preset asked, or chooses the preset
+    /// (`PresetBudget`), and warns when it chose a faster one or none keeps up (the summary has it
+    /// in any case). Takes up to about half a second per preset tried.
     private func measureBudget(_ plan: RecordingPlan.Video, settings: Encoder.VideoSettings, inputCodec: String?)
         throws(CaptureError) -> EncoderBudget
     {
