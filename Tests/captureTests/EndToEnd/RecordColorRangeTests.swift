@@ -1,0 +1,61 @@
+import Foundation
+import Testing
+
+/// Full-range pictures (a JPEG's, here lavfi's `yuvj422p`) encoded to H.264 keep their range,
+/// tagged `pc` (FFmpeg's H.264 decoder gives such a stream as `yuvj420p`): the luma of the file
+/// spans what the source's does, as FFmpeg reads the same graph, where a conversion to limited
+/// range would have squeezed it towards 16-235 (the 10th and 90th percentiles: the extremes are
+/// the encoder's ringing). Limited-range sources stay limited.
+@Suite struct RecordColorRangeTests {
+    /// The 10th and 90th percentile of the luma of the first frame of `input` (ffmpeg's input options), as
+    /// FFmpeg's signalstats reads it.
+    static func lumaRange(_ input: [String]) throws -> (Double, Double) {
+        let run = try ChildProcess.run(
+            "ffmpeg",
+            ["-v", "error"] + input + ["-frames:v", "1", "-vf", "signalstats,metadata=print:file=-", "-f", "null", "-"])
+        func value(_ key: String) -> Double? {
+            run.stdout.split(separator: "\n").first { $0.hasPrefix("lavfi.signalstats.\(key)=") }
+                .flatMap { Double($0.split(separator: "=")[1]) }
+        }
+        return (try #require(value("YLOW"), "\(run.stdout) \(run.stderr)"), try #require(value("YHIGH")))
+    }
+
+    @Test func fullRangePicturesStayFullAndAreTaggedSo() throws {
+        let scratch = try RecordScratch()
+        let file = scratch.path("full.mp4")
+        let result = try BuiltBinary.run([
+            "record", "--video", "lavfi:testsrc2=size=320x240:rate=30,format=yuvj422p", "--frames", "5", file,
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(!result.stderr.contains("deprecated pixel format"), "\(result.stderr)")
+        let tags = try ChildProcess.run(
+            "ffprobe",
+            [
+                "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=pix_fmt,color_range", "-of",
+                "csv=p=0", file,
+            ])
+        #expect(tags.stdout == "yuvj420p,pc\n", "\(tags.stdout)")
+        let (low, high) = try Self.lumaRange(["-i", file])
+        let source = try Self.lumaRange(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30,format=yuvj422p"])
+        #expect(abs(low - source.0) <= 2 && abs(high - source.1) <= 2, "luma \(low)-\(high), source \(source)")
+    }
+
+    @Test func limitedRangePicturesStayLimited() throws {
+        let scratch = try RecordScratch()
+        let file = scratch.path("limited.mp4")
+        let result = try BuiltBinary.run([
+            "record", "--video", "lavfi:testsrc2=size=320x240:rate=30,format=yuv422p", "--frames", "5", file,
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        let tags = try ChildProcess.run(
+            "ffprobe",
+            [
+                "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=pix_fmt,color_range", "-of",
+                "csv=p=0", file,
+            ])
+        #expect(tags.stdout.hasPrefix("yuv420p,") && !tags.stdout.contains("pc"), "\(tags.stdout)")
+        let (low, high) = try Self.lumaRange(["-i", file])
+        let source = try Self.lumaRange(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30,format=yuv422p"])
+        #expect(abs(low - source.0) <= 2 && abs(high - source.1) <= 2, "luma \(low)-\(high), source \(source)")
+    }
+}
