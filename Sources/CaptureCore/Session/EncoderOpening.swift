@@ -1,5 +1,11 @@
 /// Opening a camera's encoder: the first of the plan's H.264 encoders that opens (a hardware one,
 /// or x264 with the preset its budget chose), or the raw encoder the container takes.
+///
+/// For a live camera whose mode is known, the choice is made before any device opens
+/// (`chooseEncoders`): each hardware encoder is opened at the expected size and let go, and x264's
+/// budget is measured, so that a camera streaming meanwhile does not fill its buffers with frames
+/// taken before the recording (they would count as late and move its start). For the others (a
+/// lavfi graph, whose size is its own) the fallback happens as the encoder opens.
 extension RecordingSession {
     /// The encoder a camera records through, the pixel format pictures are converted to for it,
     /// and for x264 in real time its budget.
@@ -11,59 +17,148 @@ extension RecordingSession {
         var keepsFullRange = false
     }
 
-    /// Opens the camera's encoder with the negotiated `settings`. A hardware encoder that does
-    /// not open (no driver for the GPU, a size it does not take) gives way to the next, with one
-    /// warning saying why once x264 records instead.
+    /// What a camera's encoder opens with: the H.264 encoders left to try, and x264's budget.
+    struct EncoderChoice {
+        var candidates: [EncoderCandidate]
+        var budget: EncoderBudget?
+    }
+
+    /// The encoder choice of each camera, in `plan.videos`' order, made before any device opens
+    /// for a live camera whose mode is known: the first hardware encoder that opens at the mode's
+    /// size, else x264 with its budget (`measureBudget`), with one warning naming what did not
+    /// open. Other cameras keep the plan's candidates.
     ///
-    /// - Parameter budget: the camera's encoder budget (`measureBudgets`), for x264's preset.
+    /// - Throws: `.notSupported` (69) when the one hardware encoder asked for does not open;
+    ///   `.failed` when x264 does not (what the recording's own encoder would have met).
+    func chooseEncoders() throws(CaptureError) -> [EncoderChoice] {
+        var choices: [EncoderChoice] = []
+        for video in plan.videos {
+            var choice = EncoderChoice(candidates: video.encoders, budget: nil)
+            defer { choices.append(choice) }
+            guard !video.encoders.isEmpty, let settings = try expectedSettings(video) else { continue }
+            var failures: [String] = []
+            for candidate in video.encoders {
+                guard candidate.isHardware else {
+                    choice.candidates = [candidate]
+                    choice.budget = try measureBudget(
+                        video, settings: settings, inputCodec: video.source.mode?.inputFormat)
+                    break
+                }
+                do {
+                    _ = try openHardware(candidate, settings: settings, planned: video.encoders)
+                    choice.candidates = [candidate]
+                    break
+                } catch {
+                    guard case .fallback(let reason) = error else { throw error.error }
+                    failures.append(reason)
+                }
+            }
+            if !failures.isEmpty {
+                onWarning("\(video.device.name): \(failures.joined(separator: "; ")); recording with libx264")
+            }
+        }
+        return choices
+    }
+
+    /// The encoder settings a live camera will be negotiated to at the mode it is asked for; nil
+    /// when the size or rate is not known before it opens.
+    private func expectedSettings(_ video: RecordingPlan.Video) throws(CaptureError) -> Encoder.VideoSettings? {
+        guard video.source.live, let size = video.source.frameSize, let rate = video.source.frameRate else {
+            return nil
+        }
+        let expected = MediaStreamInfo(
+            kind: .video, codec: video.source.mode?.inputFormat == "mjpeg" ? "mjpeg" : "rawvideo", width: size.width,
+            height: size.height, frameRate: rate, timeBase: Rational(1, 1_000_000))
+        return try VideoNegotiation.negotiate(
+            video, input: expected, container: plan.container, withAudio: plan.audio != nil,
+            keyframeSeconds: plan.clips == nil ? 2 : 1
+        ).settings
+    }
+
+    /// Opens the camera's encoder with the negotiated `settings`: the first of `choice`'s
+    /// candidates that opens (a hardware encoder that does not, giving way to the next with one
+    /// warning once x264 records instead), x264 with the budget's preset, or the raw encoder.
+    ///
     /// - Throws: `.notSupported` (69) naming the encoder and FFmpeg's reason when the one encoder
     ///   asked for does not open; `.failed` when x264 or the raw encoder does not.
-    func openEncoder(_ plan: RecordingPlan.Video, settings: Encoder.VideoSettings, budget: EncoderBudget?)
+    func openEncoder(_ plan: RecordingPlan.Video, settings: Encoder.VideoSettings, choice: EncoderChoice)
         throws(CaptureError) -> OpenedEncoder
     {
         let name = CodecChoice.encoderName(plan.codec, in: self.plan.container)
-        guard name == "libx264", !plan.encoders.isEmpty else {
+        guard name == "libx264", !choice.candidates.isEmpty else {
             let encoder = try media("opening the \(name) encoder") { () throws(FFmpegError) in
                 try Encoder(video: name, settings, globalHeader: wantsGlobalHeader)
             }
             return OpenedEncoder(encoder: encoder, pixelFormat: settings.pixelFormat, budget: nil)
         }
         var failures: [String] = []
-        for candidate in plan.encoders {
-            guard candidate.isHardware, let device = candidate.device else {
-                let opened = try openX264(plan, settings: settings, budget: budget)
+        for candidate in choice.candidates {
+            guard candidate.isHardware else {
+                let opened = try openX264(plan, settings: settings, budget: choice.budget)
                 if !failures.isEmpty {
                     onWarning("\(plan.device.name): \(failures.joined(separator: "; ")); recording with libx264")
                 }
                 return opened
             }
-            var trial = settings
-            trial.options = [:]
-            trial.pixelFormat = PixelFormat(name: candidate.pixelFormat) ?? .yuv420p
-            // Not every hardware encoder writes the full-range flag: its pictures are converted.
-            if trial.colorRange == .full { trial.colorRange = .limited }
             do {
-                let hardware =
-                    candidate.choice == .vaapi
-                    ? try HardwareFrames(
-                        vaapi: device, width: trial.width, height: trial.height, softwareFormat: trial.pixelFormat)
-                    : nil
-                let encoder = try Encoder(
-                    video: candidate.encoderName, trial, globalHeader: wantsGlobalHeader, hardware: hardware)
-                return OpenedEncoder(encoder: encoder, pixelFormat: trial.pixelFormat, budget: nil)
+                return try openHardware(candidate, settings: settings, planned: plan.encoders)
             } catch {
-                guard plan.encoders.count > 1 else {
-                    throw .notSupported(
-                        device: candidate.encoderName,
-                        reason: "does not open on \(device) (\(error)); \(.encoder, "x264") encodes in software")
-                }
-                failures.append("\(candidate.encoderName) does not open on \(device) (\(error))")
+                guard case .fallback(let reason) = error else { throw error.error }
+                failures.append(reason)
             }
         }
         throw .failed("\(plan.device.name): no H.264 encoder opened: \(failures.joined(separator: "; "))")
     }
 
-    /// x264 with the preset its budget settled (`measureBudgets`), or as planned.
+    /// Why a hardware encoder did not open: a reason to try the next one, or the error that ends
+    /// the recording when it was the only one asked for.
+    enum HardwareFailure: Error {
+        case fallback(String)
+        case fatal(CaptureError)
+
+        var error: CaptureError {
+            switch self {
+            case .fallback(let reason): .failed(reason)
+            case .fatal(let error): error
+            }
+        }
+    }
+
+    /// Opens a hardware encoder on its device at `settings`' size, in the pixel format it takes
+    /// (VA-API through a pool of GPU surfaces), limited range, as not every one writes the
+    /// full-range flag.
+    ///
+    /// - Throws: `.fatal(.notSupported)` (69) when it does not open and it is the only one
+    ///   `planned`; `.fallback` with the reason otherwise.
+    private func openHardware(
+        _ candidate: EncoderCandidate, settings: Encoder.VideoSettings, planned: [EncoderCandidate]
+    ) throws(HardwareFailure) -> OpenedEncoder {
+        let device = candidate.device ?? ""
+        var trial = settings
+        trial.options = [:]
+        trial.pixelFormat = PixelFormat(name: candidate.pixelFormat) ?? .yuv420p
+        if trial.colorRange == .full { trial.colorRange = .limited }
+        do {
+            let hardware =
+                candidate.choice == .vaapi
+                ? try HardwareFrames(
+                    vaapi: device, width: trial.width, height: trial.height, softwareFormat: trial.pixelFormat)
+                : nil
+            let encoder = try Encoder(
+                video: candidate.encoderName, trial, globalHeader: wantsGlobalHeader, hardware: hardware)
+            return OpenedEncoder(encoder: encoder, pixelFormat: trial.pixelFormat, budget: nil)
+        } catch {
+            guard planned.count > 1 else {
+                throw .fatal(
+                    .notSupported(
+                        device: candidate.encoderName,
+                        reason: "does not open on \(device) (\(error)); \(.encoder, "x264") encodes in software"))
+            }
+            throw .fallback("\(candidate.encoderName) does not open on \(device) (\(error))")
+        }
+    }
+
+    /// x264 with the preset its budget settled (`chooseEncoders`), or as planned.
     private func openX264(_ plan: RecordingPlan.Video, settings: Encoder.VideoSettings, budget: EncoderBudget?)
         throws(CaptureError) -> OpenedEncoder
     {
@@ -75,38 +170,6 @@ extension RecordingSession {
         return OpenedEncoder(
             encoder: encoder, pixelFormat: settings.pixelFormat, budget: budget,
             keepsFullRange: settings.colorRange == .full)
-    }
-
-    /// The encoder budget of each camera (in `plan.videos`' order) that x264 records in real time:
-    /// a live source whose first encoder to try is x264; nil for the others. Measured before any
-    /// device opens, at the mode the camera is asked for: a camera streaming meanwhile would fill
-    /// its buffers with frames taken before the recording, which would then count as late and
-    /// move its start.
-    ///
-    /// - Throws: `.failed` when x264 does not open with the settings (what the recording's own
-    ///   encoder would have met).
-    func measureBudgets() throws(CaptureError) -> [EncoderBudget?] {
-        var budgets: [EncoderBudget?] = []
-        for video in plan.videos {
-            guard video.encoders.first?.choice == .x264, video.source.live, let size = video.source.frameSize,
-                let rate = video.source.frameRate
-            else {
-                budgets.append(nil)
-                continue
-            }
-            let expected = MediaStreamInfo(
-                kind: .video, codec: "rawvideo", width: size.width, height: size.height, frameRate: rate,
-                timeBase: Rational(1, 1_000_000))
-            let settled = try VideoNegotiation.negotiate(
-                video, input: expected, container: plan.container, withAudio: plan.audio != nil,
-                keyframeSeconds: plan.clips == nil ? 2 : 1)
-            guard let settings = settled.settings else {
-                budgets.append(nil)
-                continue
-            }
-            budgets.append(try measureBudget(video, settings: settings, inputCodec: video.source.mode?.inputFormat))
-        }
-        return budgets
     }
 
     /// Times x264 at the camera's size and rate with the preset asked, or chooses the preset

@@ -105,8 +105,8 @@ public final class RecordingSession {
         try applyControls()
         // Each track joins as soon as it is open, so a later one that fails still has the
         // earlier ones' devices closed by `tearDown`.
-        let budgets = try measureBudgets()
-        for (video, budget) in zip(plan.videos, budgets) { tracks.append(try openVideo(video, budget: budget)) }
+        let choices = try chooseEncoders()
+        for (video, choice) in zip(plan.videos, choices) { tracks.append(try openVideo(video, choice: choice)) }
         let outputs = outputs
         let cameras = tracks.cameras
         let grid = FrameGrid()

@@ -68,8 +68,8 @@ extension RecordingSession {
         throw InputSource.captureError(error, device: source.device)
     }
 
-    /// Opens a camera with its chain; `budget` is its encoder budget (`measureBudgets`).
-    func openVideo(_ plan: RecordingPlan.Video, budget: EncoderBudget?) throws(CaptureError) -> Track {
+    /// Opens a camera with its chain; `choice` is its encoder choice (`chooseEncoders`).
+    func openVideo(_ plan: RecordingPlan.Video, choice: EncoderChoice) throws(CaptureError) -> Track {
         let source = plan.source
         var (input, index, info) = try openInput(source, kind: .video)
         if source.live && !info.isIntraOnly {
@@ -95,7 +95,7 @@ extension RecordingSession {
             decoder = try media("opening the video decoder") { () throws(FFmpegError) in
                 try Decoder(input: input, stream: index)
             }
-            let made = try openEncoder(plan, settings: settings, budget: budget)
+            let made = try openEncoder(plan, settings: settings, choice: choice)
             opened = made
             stream = try media("adding the video stream") { () throws(FFmpegError) in
                 try addOutputStream(encoder: made.encoder, device: source.device)
