@@ -9,9 +9,9 @@ ffmpeg's tee muxer), the live test source at 720p and 1080p (7), and the camera
 jobs from the QEMU guest (5: vivid's raw webcam; 6: an MJPEG camera played by v4l2loopback; 9:
 two cameras and a microphone in one recording), and the memory of a 60 s pre-roll of event
 clips (10); the cost of audio levels against ffmpeg's astats (11); start-up in the guest beside
-ffmpeg, v4l2-ctl and arecord (12); writes all of it, every single run included, as JSON into the results folder.
+ffmpeg, v4l2-ctl and arecord (12); a webcam's 1080p MJPEG decoded to H.264 (13); writes all of it, every single run included, as JSON into the results folder.
 
-Usage: Bench/bench.py [--capture PATH] [--rounds N] [--jobs 1,2,3,3d,4,4v,5,6,7,8,9,10,11,12] [--results DIR]
+Usage: Bench/bench.py [--capture PATH] [--rounds N] [--jobs 1,2,3,3d,4,4v,5,6,7,8,9,10,11,12,13] [--results DIR]
 """
 
 import argparse
@@ -242,7 +242,7 @@ def main():
     parser.add_argument("--live-rounds", type=int, default=3,
                         help="rounds of job 7, each 20 s per rate and tool (default: 3)")
     parser.add_argument("--several-rounds", type=int, default=3, help="rounds of job 9 in the guest (default: 3)")
-    parser.add_argument("--jobs", default="1,2,3,3d,4,4v,5,6,7,8,9,10,11,12",
+    parser.add_argument("--jobs", default="1,2,3,3d,4,4v,5,6,7,8,9,10,11,12,13",
                         help="which jobs to run (default: 1,2,3,3d,4,4v,5,6,7,8,9,10,11)")
     parser.add_argument("--results", default=os.path.join(REPO, "bench-results"),
                         help="folder for the JSON results (default: bench-results)")
@@ -272,6 +272,8 @@ def main():
     try:
         libload = build_libload(folder) if wanted & {"4", "4v"} else None
         swiftfloor = build_swiftfloor(folder) if "4v" in wanted else None
+        if "13" in wanted:
+            jobs.make_mjpeg_source(folder)
         for job in jobs.host_jobs(capture, libload, swiftfloor):
             if job.key in wanted:
                 rounds = options.list_rounds if job.key in ("4", "4v") else options.rounds

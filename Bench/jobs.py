@@ -18,6 +18,8 @@ SINE = "sine=frequency=440:sample_rate=48000"
 # 900 frames of 1080p (2.8 GB) make it last long enough for a stable ratio.
 COLOR_1080P = "color=c=gray:size=1920x1080:rate=30"
 RAW_FRAMES = "900"
+# Job 13's source, in the scratch folder.
+MJPEG_1080P = "mjpeg-1080p.mkv"
 
 # capture keeps a keyframe at least every 2 s (issue 5); ffmpeg gets the same GOP so both
 # encoders do the same work.
@@ -183,4 +185,35 @@ def host_jobs(capture, libload, swiftfloor=None):
             compare_threads=False,
         )
     )
+    # MJPEG to H.264 (issue 28): a webcam's 1080p 4:2:2 JPEGs (MJPEG_1080P, made by bench.py),
+    # decoded in the tool's own process (lavfi's movie source for capture, ffmpeg's decoder for
+    # ffmpeg: the same libavcodec decoder), converted to 4:2:0 and encoded with x264 ultrafast.
+    # ffmpeg gets the usual -pix_fmt yuv420p, which converts the range too; "ffmpeg full range"
+    # keeps it, as capture does, for reference.
+    ultrafast = ["-c:v", "libx264", "-preset", "ultrafast", "-crf", "23", "-g", "60", "-threads", "0"]
+    jobs.append(
+        Job(
+            "13",
+            "MJPEG->H.264",
+            "MJPEG 1920x1080 4:2:2, 300 frames, decoded -> H.264 ultrafast .mp4",
+            [
+                Side("capture", [record + ["--video", "lavfi:movie=" + MJPEG_1080P, "--frames", "300",
+                                           "--preset", "ultrafast", "--crf", "23", "capture.mp4"]], "capture.mp4"),
+                Side("ffmpeg", [FFMPEG + ["-i", MJPEG_1080P, "-frames:v", "300"] + ultrafast
+                                + ["-pix_fmt", "yuv420p", "ffmpeg.mp4"]], "ffmpeg.mp4"),
+                Side("ffmpeg full range", [FFMPEG + ["-i", MJPEG_1080P, "-frames:v", "300"] + ultrafast
+                                           + ["-vf", "scale=out_range=full,format=yuvj420p", "ffmpeg-full.mp4"]],
+                     "ffmpeg-full.mp4"),
+            ],
+            [Target("cpu", 1.0, "CPU ratio <= 1.00")],
+            check_files=False,
+        )
+    )
     return jobs
+
+
+def make_mjpeg_source(folder):
+    """Writes MJPEG_1080P into `folder`: 10 s of a moving test picture as a webcam's JPEGs."""
+    import subprocess
+    subprocess.run(FFMPEG + ["-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=30", "-t", "10", "-pix_fmt",
+                             "yuvj422p", "-c:v", "mjpeg", "-q:v", "4", MJPEG_1080P], cwd=folder, check=True)
