@@ -16,13 +16,16 @@ enum EncoderSpeed {
     ///
     /// - Parameters:
     ///   - frames: the most pictures to encode.
-    ///   - seconds: encoding stops at the first picture past this much encoding time, once 4
+    ///   - seconds: encoding stops at the first picture past this much encoding time, once 2
     ///     were encoded: a slow encoder is measured on fewer pictures rather than for longer.
+    ///   - interrupt: once raised (a stop during start-up), the measurement ends at the next
+    ///     picture with `AVERROR_EXIT`.
     /// - Returns: frames per second encoded, in wall-clock time on the cores there are.
     /// - Throws: `FFmpegError` when the pictures cannot be made (no lavfi) or the encoder does not
     ///   open with these settings.
     static func measure(
-        _ codecName: String, _ settings: Encoder.VideoSettings, frames: Int, seconds: Double
+        _ codecName: String, _ settings: Encoder.VideoSettings, frames: Int, seconds: Double,
+        interrupt: InterruptFlag? = nil
     ) throws(FFmpegError) -> Double {
         let graph =
             "testsrc2=size=\(settings.width)x\(settings.height):rate=\(settings.frameRate),"
@@ -43,7 +46,8 @@ enum EncoderSpeed {
             try work()
             spent += SessionClock.now() - start
         }
-        while count < frames && (count < 4 || Double(spent) < seconds * 1e6) {
+        while count < frames && (count < 2 || Double(spent) < seconds * 1e6) {
+            if interrupt?.isRaised == true { throw FFmpegError(CFFmpeg_AVERROR_EXIT, call: "measuring \(codecName)") }
             guard try input.read(into: packet) else { break }
             defer { packet.unref() }
             guard packet.streamIndex == stream else { continue }

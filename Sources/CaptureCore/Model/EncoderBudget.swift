@@ -25,8 +25,11 @@ public struct EncoderBudget: Codable, Hashable, Sendable {
     public var chosen: Bool
     /// Each preset measured, in the order tried (slowest first).
     public var measured: [Measurement]
-    /// True when the preset that ran keeps at least `margin` times real time.
+    /// True when the preset that ran keeps at least `margin` times real time, times `sharing`.
     public var keepsUp: Bool
+    /// How many cameras encode with x264 at once in this recording: each is measured alone and
+    /// must keep its share of the cores.
+    public var sharing = 1
     /// When no preset keeps up: the largest of the camera's own modes that would, from the
     /// fastest preset's speed scaled by pixels per second (e.g. `1280x720 at 30 fps`); nil when
     /// every mode keeps up or the source has no mode list (test sources, lavfi graphs).
@@ -56,9 +59,14 @@ public struct EncoderBudget: Codable, Hashable, Sendable {
     public var line: String {
         let measures = measured.map { "\($0.preset) keeps \(Self.times($0.speed))" }.joined(separator: ", ")
         var text = "\(mode): \(measures) here"
+        if sharing > 1 {
+            text += " (\(sharing) cameras share the cores: each needs \(Self.times(Self.margin * Double(sharing))))"
+        }
         if chosen && measured.first?.preset != preset { text += ", using \(preset)" }
         if !keepsUp {
-            text += "; frames will be dropped"
+            // Under real time frames are lost for sure; above it, the margin for decoding and the
+            // audio is missing and they may be.
+            text += (speed ?? 0) * Double(sharing) < 1 ? "; frames will be dropped" : "; frames may be dropped"
             if let suggestedMode { text += ": \(suggestedMode) would keep up" }
         }
         return text

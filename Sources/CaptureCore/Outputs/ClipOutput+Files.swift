@@ -97,13 +97,13 @@ extension ClipOutput {
     }
 
     /// Finishes `segment` (trailer, fast start) and unlocks it: its `clip_closed` event. A clip
-    /// the disk had no room for at all (empty, or failed before a frame or sample) holds nothing
-    /// a player opens, and is removed.
+    /// the disk had no room for (empty, or failed with not one packet on disk: what went to the
+    /// muxer may not have reached it) holds nothing a player opens, and is removed.
     private static func closed(
         _ segment: SeriesFileWriter, formatName: String, hasVideo: Bool, hasAudio: Bool, reason: String
     ) -> RecordingEvent {
         var event = segment.finish(formatName: formatName, hasVideo: hasVideo, hasAudio: hasAudio)
-        if event.size == 0 || (event.problem != nil && segment.frames == 0 && segment.samples == 0) {
+        if event.size == 0 || (event.problem != nil && !readsBack(segment.path)) {
             unlink(segment.path)
             event.size = 0
             event.problem = (event.problem.map { $0 + "; " } ?? "") + "removed, as it holds nothing"
@@ -112,6 +112,14 @@ extension ClipOutput {
         event.event = .clipClosed
         event.reason = reason
         return event
+    }
+
+    /// True when the file at `path` reads back with at least one packet.
+    private static func readsBack(_ path: String) -> Bool {
+        guard let input = try? InputContainer(url: "file:" + path, format: nil), let packet = try? Packet() else {
+            return false
+        }
+        return (try? input.read(into: packet)) == true
     }
 
     /// Notes a closed clip; under `lock`.

@@ -35,8 +35,11 @@ enum DeviceFiles {
                         "\(pattern): \(field)\(closed) is no field; a file per device takes %d, %{index} or %{name}")
                 }
             } else if !timed && name[index + 1] != "d" && name[index + 1] != "%" {
+                // Shown up to its letter: ffmpeg's `%02d` as written.
+                let flags = name[(index + 1)...].prefix { !$0.isLetter }
+                let field = "%" + String(flags) + String(name[(index + 1 + flags.count)...].prefix(1))
                 throw .usage(
-                    "\(pattern): %\(name[index + 1]) is no field of a file name; a file per device takes %d, "
+                    "\(pattern): \(field) is no field of a file name; a file per device takes %d, "
                         + "%{index} or %{name}, and %% writes a %")
             }
             index += 2

@@ -57,10 +57,18 @@ public struct OutputPlan: Sendable {
             file = text
             fileContainer = try Self.container(ofFile: text, format: format)
         }
-        self.file = file
         self.streams = streams
-        if let file, file != "-" {
-            try DeviceFiles.checkFields(file, timed: Self.namesSeries(request) || file.lowercased().hasSuffix(".m3u8"))
+        if var file, file != "-" {
+            let timed = Self.namesSeries(request) || file.lowercased().hasSuffix(".m3u8")
+            try DeviceFiles.checkFields(file, timed: timed)
+            // The name of one file: `%%` writes a `%`, as in a file per device's name.
+            let name = file.pathLastComponent
+            if !timed && !DeviceFiles.isTemplate(file, segments: false) && name.contains("%%") {
+                file = String(file.dropLast(name.count)) + name.replacing("%%", with: "%")
+            }
+            self.file = file
+        } else {
+            self.file = file
         }
         guard let fileContainer else {
             let muxer = streams[0].muxer

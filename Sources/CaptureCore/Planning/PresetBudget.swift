@@ -25,31 +25,39 @@ enum PresetBudget {
     /// - Parameters:
     ///   - asked: the preset asked for; nil lets the budget choose among `candidates`.
     ///   - offered: the camera's own modes, to name one that would keep up when none does.
+    ///   - sharing: how many cameras encode with x264 at once: each is measured alone, so each
+    ///     must keep its share of the cores, the margin times this many.
     ///   - measure: frames per second the encoder sustains with a preset, at `mode`'s size.
     /// - Throws: what `measure` throws.
     static func settle(
-        _ mode: Mode, asked: String?, offered: [Mode],
+        _ mode: Mode, asked: String?, offered: [Mode], sharing: Int = 1,
         measure: (String) throws(CaptureError) -> Double
     ) throws(CaptureError) -> EncoderBudget {
         let rate = max(mode.rate.doubleValue, 1e-3)
+        let required = EncoderBudget.margin * Double(max(1, sharing))
         var measured: [EncoderBudget.Measurement] = []
         var speed = 0.0
         for preset in asked.map({ [$0] }) ?? candidates {
             speed = try measure(preset) / rate
             measured.append(.init(preset: preset, speed: speed))
-            if speed >= EncoderBudget.margin { break }
+            if speed >= required { break }
         }
-        let keepsUp = speed >= EncoderBudget.margin
-        return EncoderBudget(
+        let keepsUp = speed >= required
+        var budget = EncoderBudget(
             mode: mode.description, preset: measured.last?.preset ?? candidates[0], chosen: asked == nil,
             measured: measured, keepsUp: keepsUp,
-            suggestedMode: keepsUp ? nil : largest(of: offered, keepingUpAt: speed, measuredAt: mode)?.description)
+            suggestedMode: keepsUp
+                ? nil : largest(of: offered, keepingUpAt: speed, measuredAt: mode, required: required)?.description)
+        budget.sharing = max(1, sharing)
+        return budget
     }
 
     /// The largest of `offered` (by pixels, then rate) that would keep up, at `speed` measured at
     /// `mode`, scaled by pixels per second: x264's work grows with the pixels it encodes.
-    static func largest(of offered: [Mode], keepingUpAt speed: Double, measuredAt mode: Mode) -> Mode? {
-        offered.filter { $0.load > 0 && speed * mode.load / $0.load >= EncoderBudget.margin }
+    static func largest(
+        of offered: [Mode], keepingUpAt speed: Double, measuredAt mode: Mode, required: Double = EncoderBudget.margin
+    ) -> Mode? {
+        offered.filter { $0.load > 0 && speed * mode.load / $0.load >= required }
             .max { ($0.width * $0.height, $0.rate) < ($1.width * $1.height, $1.rate) }
     }
 

@@ -32,6 +32,8 @@ extension RecordingSession {
     ///   `.failed` when x264 does not (what the recording's own encoder would have met).
     func chooseEncoders() throws(CaptureError) -> [EncoderChoice] {
         var choices: [EncoderChoice] = []
+        // Cameras that x264 may encode share the cores (an unpaced graph takes all it can get).
+        let sharing = plan.videos.filter { $0.encoders.contains { !$0.isHardware } }.count
         for video in plan.videos {
             var choice = EncoderChoice(candidates: video.encoders, budget: nil)
             defer { choices.append(choice) }
@@ -41,7 +43,7 @@ extension RecordingSession {
                 guard candidate.isHardware else {
                     choice.candidates = [candidate]
                     choice.budget = try measureBudget(
-                        video, settings: settings, inputCodec: video.source.mode?.inputFormat)
+                        video, settings: settings, inputCodec: video.source.mode?.inputFormat, sharing: sharing)
                     break
                 }
                 do {
@@ -175,18 +177,20 @@ extension RecordingSession {
     /// Times x264 at the camera's size and rate with the preset asked, or chooses the preset
     /// (`PresetBudget`), and warns when it chose a faster one or none keeps up (the summary has it
     /// in any case). Takes up to about half a second per preset tried.
-    private func measureBudget(_ plan: RecordingPlan.Video, settings: Encoder.VideoSettings, inputCodec: String?)
-        throws(CaptureError) -> EncoderBudget
-    {
+    private func measureBudget(
+        _ plan: RecordingPlan.Video, settings: Encoder.VideoSettings, inputCodec: String?, sharing: Int
+    ) throws(CaptureError) -> EncoderBudget {
         let mode = PresetBudget.Mode(width: settings.width, height: settings.height, rate: settings.frameRate)
         // Half a second of frames, 8 at least, or what x264 encodes in half a second when slower.
         let frames = max(8, min(30, Int(settings.frameRate.doubleValue / 2)))
-        let budget = try PresetBudget.settle(mode, asked: plan.presetAsked, offered: plan.offeredModes) {
+        let budget = try PresetBudget.settle(
+            mode, asked: plan.presetAsked, offered: plan.offeredModes, sharing: sharing
+        ) {
             (preset) throws(CaptureError) in
             var trial = settings
             trial.options["preset"] = preset
             return try media("measuring the x264 encoder") { () throws(FFmpegError) in
-                try EncoderSpeed.measure("libx264", trial, frames: frames, seconds: 0.5)
+                try EncoderSpeed.measure("libx264", trial, frames: frames, seconds: 0.5, interrupt: stop.interrupt)
             }
         }
         guard budget.isNews else { return budget }

@@ -50,6 +50,11 @@ import Testing
         try DeviceFiles.checkFields(pattern, timed: false)
     }
 
+    @Test func twoPercentSignsWriteOneInTheNameOfOneFile() throws {
+        #expect(try OutputPlan(RecordingRequest(video: .test, output: "dir%%/a%%.mkv")).file == "dir%%/a%.mkv")
+        #expect(try OutputPlan(RecordingRequest(video: .test, output: "plain.mkv")).file == "plain.mkv")
+    }
+
     @Test func aSeriesTemplateKeepsItsOwnFields() throws {
         try DeviceFiles.checkFields("cam-%Y%m%d-%H%M%S-%n.mkv", timed: true)
         #expect(throws: CaptureError.self) { try DeviceFiles.checkFields("cam-%{foo}-%n.mkv", timed: true) }

@@ -64,6 +64,26 @@ import Testing
         #expect(budget.line == "1920x1080 at 30 fps: medium keeps 0.50x here; frames will be dropped")
     }
 
+    @Test func camerasThatShareTheCoresEachNeedTheirShare() throws {
+        // Two cameras: each needs 2.4x alone; veryfast's 2.0x no longer does.
+        let budget = try PresetBudget.settle(
+            Self.fullHD, asked: nil, offered: [], sharing: 2,
+            measure: Self.machine(["veryfast": 60, "superfast": 90, "ultrafast": 150]))
+        #expect(budget.preset == "superfast" && budget.keepsUp && budget.sharing == 2)
+        #expect(
+            budget.line
+                == "1920x1080 at 30 fps: veryfast keeps 2.00x, superfast keeps 3.00x here (2 cameras share the cores: "
+                + "each needs 2.40x), using superfast")
+    }
+
+    @Test func aSpeedAboveRealTimeButBelowTheMarginMayDrop() throws {
+        let budget = try PresetBudget.settle(Self.fullHD, asked: "ultrafast", offered: []) { (_) throws(CaptureError) in
+            33
+        }
+        #expect(
+            !budget.keepsUp && budget.line == "1920x1080 at 30 fps: ultrafast keeps 1.10x here; frames may be dropped")
+    }
+
     @Test func aMeasurementThatFailsEndsTheBudget() {
         #expect(throws: CaptureError.self) {
             try PresetBudget.settle(Self.fullHD, asked: nil, offered: []) { (_) throws(CaptureError) in

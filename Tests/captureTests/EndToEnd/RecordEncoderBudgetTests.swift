@@ -81,6 +81,37 @@ import Testing
                     + "frames will be dropped\n"), "\(run.stderr)")
     }
 
+    /// Ctrl-C while x264 is timed (4K at 60 fps on a shared core takes seconds) ends the
+    /// recording at the next picture: a clean exit within two seconds, as when connecting.
+    @Test func ctrlCDuringTheTimingEndsAtOnce() async throws {
+        let scratch = try RecordScratch()
+        let taskset = try #require(ChildProcess.which("taskset"), "taskset (util-linux) is needed")
+        let file = scratch.path("stopped.mp4")
+        let (exit, took) = try await RealTimeSlots.runAlone {
+            let hog = try ChildProcess(taskset, ["-c", "0", "sh", "-c", "while :; do :; done"], stdout: .null)
+            defer {
+                hog.signal(SIGKILL)
+                hog.wait()
+            }
+            return try await onOwnThread {
+                let capture = try ChildProcess(
+                    taskset,
+                    [
+                        "-c", "0", BuiltBinary.path, "record", "--video", "test", "--video-size", "3840x2160",
+                        "--framerate", "60", "--duration", "5", "--quiet", file,
+                    ], stdout: .null, stderr: .file(scratch.path("stderr")))
+                capture.sleep(untilElapsed: 0.3)
+                capture.signal(SIGINT)
+                let signalled = Date()
+                let exit = try #require(capture.wait(timeout: 60))
+                return (exit, Date().timeIntervalSince(signalled))
+            }
+        }
+        #expect(
+            exit.shellStatus == 0, "\((try? String(contentsOfFile: scratch.path("stderr"), encoding: .utf8)) ?? "")")
+        #expect(took < 2, "exited \(took) s after SIGINT")
+    }
+
     @Test func aSmallModeKeepsTheDefaultQuietly() async throws {
         let run = try await Self.record(
             ["--video", "test", "--video-size", "320x240", "--framerate", "15", "--duration", "1"], slowed: false)
