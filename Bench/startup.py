@@ -30,7 +30,7 @@ def commands(capture):
         "capture --version": [capture, "--version"],
         "ffmpeg -version": ["ffmpeg", "-hide_banner", "-version"],
         "capture list": [capture, "list"],
-        "v4l2-ctl --list-devices": ["v4l2-ctl", "--list-devices"],
+        "v4l2-ctl --list-devices": ["v4l2-ctl", "-d", DEVICE, "--list-devices"],
         "arecord -l": ["arecord", "-l"],
         "capture probe": [capture, "probe", DEVICE],
         "v4l2-ctl --list-formats-ext": ["v4l2-ctl", "-d", DEVICE, "--list-formats-ext"],
