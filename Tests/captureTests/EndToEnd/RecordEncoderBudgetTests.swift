@@ -24,20 +24,16 @@ import Testing
         let scratch = try RecordScratch()
         let taskset = try #require(ChildProcess.which("taskset"), "taskset (util-linux) is needed")
         let argv = ["record"] + arguments + ["--json", scratch.path("budget.mp4")]
-        let status = try await RealTimeSlots.runAlone {
-            let hog =
-                slowed ? try ChildProcess(taskset, ["-c", "0", "sh", "-c", "while :; do :; done"], stdout: .null) : nil
-            defer {
-                hog?.signal(SIGKILL)
-                hog?.wait()
-            }
-            return try await onOwnThread {
-                let capture = try ChildProcess(
-                    slowed ? taskset : BuiltBinary.path, (slowed ? ["-c", "0", BuiltBinary.path] : []) + argv,
-                    stdout: .file(scratch.path("stdout")), stderr: .file(scratch.path("stderr")))
-                return try #require(capture.wait(timeout: 90)).shellStatus
-            }
+        let record = { @Sendable () throws -> Int32 in
+            let capture = try ChildProcess(
+                slowed ? taskset : BuiltBinary.path, (slowed ? ["-c", "0", BuiltBinary.path] : []) + argv,
+                stdout: .file(scratch.path("stdout")), stderr: .file(scratch.path("stderr")))
+            return try #require(capture.wait(timeout: 90)).shellStatus
         }
+        let status =
+            slowed
+            ? try await RealTimeSlots.besideBusyLoop { try await onOwnThread(record) }
+            : try await RealTimeSlots.runAlone { try await onOwnThread(record) }
         let stdout = try String(contentsOfFile: scratch.path("stdout"), encoding: .utf8)
         let stderr = (try? String(contentsOfFile: scratch.path("stderr"), encoding: .utf8)) ?? ""
         return Run(status: status, summary: try MicrophoneTestSupport.object(stdout), stderr: stderr)
@@ -87,13 +83,8 @@ import Testing
         let scratch = try RecordScratch()
         let taskset = try #require(ChildProcess.which("taskset"), "taskset (util-linux) is needed")
         let file = scratch.path("stopped.mp4")
-        let (exit, took) = try await RealTimeSlots.runAlone {
-            let hog = try ChildProcess(taskset, ["-c", "0", "sh", "-c", "while :; do :; done"], stdout: .null)
-            defer {
-                hog.signal(SIGKILL)
-                hog.wait()
-            }
-            return try await onOwnThread {
+        let (exit, took) = try await RealTimeSlots.besideBusyLoop {
+            try await onOwnThread {
                 let capture = try ChildProcess(
                     taskset,
                     [

@@ -37,13 +37,8 @@ import Testing
         ]
         if case .duration(let seconds) = stop { options += ["--duration", "\(seconds)"] }
         let arguments = options + [file]
-        let (exit, stdout) = try await RealTimeSlots.runAlone {
-            let hog = try ChildProcess(taskset, ["-c", "0", "sh", "-c", "while :; do :; done"], stdout: .null)
-            defer {
-                hog.signal(SIGKILL)
-                hog.wait()
-            }
-            return try await onOwnThread {
+        let (exit, stdout) = try await RealTimeSlots.besideBusyLoop {
+            try await onOwnThread {
                 let capture = try ChildProcess(
                     taskset, arguments, stdout: .file(scratch.path("stdout")),
                     stderr: .file(scratch.path("stderr")))

@@ -47,7 +47,7 @@ import Testing
             try FileManager.default.createDirectory(
                 at: files.appendingPathComponent("folder"), withIntermediateDirectories: true)
             for name in ["old.mp4", "take.MKV", "notes.txt"] {
-                FileManager.default.createFile(atPath: files.appendingPathComponent(name).path, contents: Data())
+                _ = FileManager.default.createFile(atPath: files.appendingPathComponent(name).path, contents: Data())
             }
         }
         func path(_ name: String) -> String { url.appendingPathComponent(name).path }

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import Testing
 
 /// Runs `body` on a thread of its own and suspends until it returns.
 ///
@@ -77,6 +78,21 @@ enum RealTimeSlots {
             return turns.waiting.removeFirst()
         }
         next?.resume()
+    }
+
+    /// Runs `body` holding every slot (`runAlone`) beside a busy loop pinned to CPU 0
+    /// (`taskset`), killed when `body` returns: a machine made slow on purpose, for cases that
+    /// run capture on CPU 0 too.
+    static func besideBusyLoop<T>(_ body: () async throws -> T) async throws -> T {
+        let taskset = try #require(ChildProcess.which("taskset"), "taskset (util-linux) is needed")
+        return try await runAlone {
+            let hog = try ChildProcess(taskset, ["-c", "0", "sh", "-c", "while :; do :; done"], stdout: .null)
+            defer {
+                hog.signal(SIGKILL)
+                hog.wait()
+            }
+            return try await body()
+        }
     }
 
     private static let slots = 4
