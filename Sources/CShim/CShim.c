@@ -29,6 +29,7 @@ const unsigned long CShim_VIDIOC_G_PARM = VIDIOC_G_PARM;
 const unsigned long CShim_VIDIOC_QUERYCTRL = VIDIOC_QUERYCTRL;
 const unsigned long CShim_VIDIOC_QUERY_EXT_CTRL = VIDIOC_QUERY_EXT_CTRL;
 const unsigned long CShim_VIDIOC_QUERYMENU = VIDIOC_QUERYMENU;
+const unsigned long CShim_VIDIOC_REQBUFS = VIDIOC_REQBUFS;
 const unsigned long CShim_VIDIOC_G_CTRL = VIDIOC_G_CTRL;
 const unsigned long CShim_VIDIOC_G_EXT_CTRLS = VIDIOC_G_EXT_CTRLS;
 const unsigned long CShim_VIDIOC_S_EXT_CTRLS = VIDIOC_S_EXT_CTRLS;

@@ -20,6 +20,7 @@ extern const unsigned long CShim_VIDIOC_G_PARM;
 extern const unsigned long CShim_VIDIOC_QUERYCTRL;
 extern const unsigned long CShim_VIDIOC_QUERY_EXT_CTRL;
 extern const unsigned long CShim_VIDIOC_QUERYMENU;
+extern const unsigned long CShim_VIDIOC_REQBUFS;
 extern const unsigned long CShim_VIDIOC_G_CTRL;
 extern const unsigned long CShim_VIDIOC_G_EXT_CTRLS;
 extern const unsigned long CShim_VIDIOC_S_EXT_CTRLS;

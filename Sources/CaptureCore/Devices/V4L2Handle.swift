@@ -74,6 +74,23 @@ final class V4L2Handle {
         if result < 0 { throw V4L2CallError(call: call, errno: .current) }
     }
 
+    /// True when another file descriptor owns the capture queue of `path` (a program streams the
+    /// camera): VIDIOC_REQBUFS asking for no buffers answers EBUSY then, and changes nothing
+    /// otherwise. Lets a recording find a busy camera before it spends time on anything else.
+    static func isStreamedElsewhere(path: String) -> Bool {
+        guard let handle = try? V4L2Handle(path: path) else { return false }
+        var request = v4l2_requestbuffers()
+        request.count = 0
+        request.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
+        request.memory = V4L2_MEMORY_MMAP.rawValue
+        do {
+            try handle.ioctl(CShim_VIDIOC_REQBUFS, "VIDIOC_REQBUFS", &request)
+        } catch {
+            return error.errno == .busy
+        }
+        return false
+    }
+
     /// VIDIOC_QUERYCAP.
     func queryCapabilities() throws(V4L2CallError) -> v4l2_capability {
         var caps = v4l2_capability()

@@ -38,6 +38,12 @@ extension RecordingSession {
             var choice = EncoderChoice(candidates: video.encoders, budget: nil)
             defer { choices.append(choice) }
             guard !video.encoders.isEmpty, let settings = try expectedSettings(video) else { continue }
+            // A camera another program streams is refused before the timing, as opening it would.
+            if let path = video.device.v4l2?.path, V4L2Handle.isStreamedElsewhere(path: path),
+                let busy = CaptureError.opening(video.device, failedWith: .busy)
+            {
+                throw busy
+            }
             var failures: [String] = []
             for candidate in video.encoders {
                 guard candidate.isHardware else {
