@@ -45,11 +45,11 @@ let package = Package(
         ),
         .executableTarget(
             name: "capture",
-            dependencies: ["CaptureCore"]
+            dependencies: ["CaptureCore", "CFFmpeg"]
         ),
         .testTarget(
             name: "CaptureCoreTests",
-            dependencies: ["CaptureCore"]
+            dependencies: ["CaptureCore", "CFFmpeg"]
         ),
         .testTarget(
             name: "captureTests",

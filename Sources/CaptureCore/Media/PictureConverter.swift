@@ -10,6 +10,7 @@ final class PictureConverter {
     /// Full-range pictures (a JPEG's) stay full-range, for an encoder that tags its stream so.
     let keepsFullRange: Bool
     private var scaler: Scaler?
+    private var halver: ChromaHalver?
 
     init(width: Int, height: Int, pixelFormat: PixelFormat, keepsFullRange: Bool = false) {
         self.width = width
@@ -28,6 +29,14 @@ final class PictureConverter {
         let fullRange = frame.isFullRange && !source.isDeprecatedFullRange
         if frame.width == width && frame.height == height && source == pixelFormat && (!fullRange || keepsFullRange) {
             return frame
+        }
+        let sameSize = frame.width == width && frame.height == height
+        if sameSize, pixelFormat == .yuv420p, ChromaHalver.takes(frame.pixelFormat), !fullRange || keepsFullRange {
+            // A webcam's 4:2:2 JPEGs: only the chroma changes.
+            if let halver { return try halver.halve(frame) }
+            let made = try ChromaHalver(width: width, height: height)
+            halver = made
+            return try made.halve(frame)
         }
         if let scaler, scaler.sourceWidth == frame.width, scaler.sourceHeight == frame.height,
             scaler.sourceFormat == source.av, scaler.sourceFullRange == fullRange
