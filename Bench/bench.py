@@ -11,7 +11,7 @@ two cameras and a microphone in one recording), and the memory of a 60 s pre-rol
 clips (10); the cost of audio levels against ffmpeg's astats (11); start-up in the guest beside
 ffmpeg, v4l2-ctl and arecord (12); a webcam's 1080p MJPEG decoded to H.264 (13); writes all of it, every single run included, as JSON into the results folder.
 
-Usage: Bench/bench.py [--capture PATH] [--rounds N] [--jobs 1,2,3,3d,4,4v,5,6,7,8,9,10,11,12,13] [--results DIR]
+Usage: Bench/bench.py [--capture PATH] [--baseline PATH] [--rounds N] [--jobs 1,2,3,3d,4,4v,5,6,7,8,9,10,11,12,13] [--results DIR]
 """
 
 import argparse
@@ -129,6 +129,9 @@ def summarize(job, result):
     result["differences"] = {
         "rss_mib": measure.summary([(r["capture"]["rss_kib"] - r["ffmpeg"]["rss_kib"]) / 1024.0 for r in rounds]),
     }
+    if "capture baseline" in result["sides"]:
+        result["ratios"]["baseline_cpu"] = measure.summary(
+            [r["capture"]["cpu"] / r["capture baseline"]["cpu"] for r in rounds if r["capture baseline"]["cpu"] > 0])
     values = dict(result["ratios"], **result["differences"])
     result["targets"] = [
         {
@@ -242,12 +245,17 @@ def main():
     parser.add_argument("--live-rounds", type=int, default=3,
                         help="rounds of job 7, each 20 s per rate and tool (default: 3)")
     parser.add_argument("--several-rounds", type=int, default=3, help="rounds of job 9 in the guest (default: 3)")
+    parser.add_argument("--baseline", metavar="PATH",
+                        help="an earlier capture binary, measured beside this one in job 13 (CPU ratio against it)")
     parser.add_argument("--jobs", default="1,2,3,3d,4,4v,5,6,7,8,9,10,11,12,13",
                         help="which jobs to run (default: 1,2,3,3d,4,4v,5,6,7,8,9,10,11)")
     parser.add_argument("--results", default=os.path.join(REPO, "bench-results"),
                         help="folder for the JSON results (default: bench-results)")
     options = parser.parse_args()
     capture = os.path.abspath(options.capture or default_capture())
+    baseline = os.path.abspath(options.baseline) if options.baseline else None
+    if baseline and not os.access(baseline, os.X_OK):
+        sys.exit("bench: no baseline binary at %s" % baseline)
     if not os.access(capture, os.X_OK):
         sys.exit("bench: no capture binary at %s: run `swift build -c release` (or make build) first" % capture)
     for tool in ("ffmpeg", "ffprobe"):
@@ -274,7 +282,7 @@ def main():
         swiftfloor = build_swiftfloor(folder) if "4v" in wanted else None
         if "13" in wanted:
             jobs.make_mjpeg_source(folder)
-        for job in jobs.host_jobs(capture, libload, swiftfloor):
+        for job in jobs.host_jobs(capture, libload, swiftfloor, baseline):
             if job.key in wanted:
                 rounds = options.list_rounds if job.key in ("4", "4v") else options.rounds
                 data["jobs"].append(run_job(job, rounds, disk if job.on_disk else folder))

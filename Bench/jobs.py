@@ -80,7 +80,7 @@ def raw_job(key, label, where, record, on_disk):
     )
 
 
-def host_jobs(capture, libload, swiftfloor=None):
+def host_jobs(capture, libload, swiftfloor=None, baseline=None):
     """Jobs 1 to 4 and 4v. `capture` is the binary to measure; `libload` and `swiftfloor` the floor
     programs in C and in Swift (or None)."""
     record = [capture, "record", "--force", "--quiet"]
@@ -191,21 +191,28 @@ def host_jobs(capture, libload, swiftfloor=None):
     # ffmpeg gets the usual -pix_fmt yuv420p, which converts the range too; "ffmpeg full range"
     # keeps it, as capture does, for reference.
     ultrafast = ["-c:v", "libx264", "-preset", "ultrafast", "-crf", "23", "-g", "60", "-threads", "0"]
+    mjpeg_args = ["--video", "lavfi:movie=" + MJPEG_1080P, "--frames", "300", "--preset", "ultrafast", "--crf", "23"]
+    # `--baseline`: an earlier capture binary on the same job in the same rounds (issue 28's
+    # "against today's binary"), with its own ratio, capture/baseline per round.
+    mjpeg_baseline = (
+        [Side("capture baseline", [[baseline, "record", "--force", "--quiet"] + mjpeg_args + ["baseline.mp4"]],
+              "baseline.mp4")]
+        if baseline else [])
     jobs.append(
         Job(
             "13",
             "MJPEG->H.264",
             "MJPEG 1920x1080 4:2:2, 300 frames, decoded -> H.264 ultrafast .mp4",
             [
-                Side("capture", [record + ["--video", "lavfi:movie=" + MJPEG_1080P, "--frames", "300",
-                                           "--preset", "ultrafast", "--crf", "23", "capture.mp4"]], "capture.mp4"),
+                Side("capture", [record + mjpeg_args + ["capture.mp4"]], "capture.mp4"),
                 Side("ffmpeg", [FFMPEG + ["-i", MJPEG_1080P, "-frames:v", "300"] + ultrafast
                                 + ["-pix_fmt", "yuv420p", "ffmpeg.mp4"]], "ffmpeg.mp4"),
                 Side("ffmpeg full range", [FFMPEG + ["-i", MJPEG_1080P, "-frames:v", "300"] + ultrafast
                                            + ["-vf", "scale=out_range=full,format=yuvj420p", "ffmpeg-full.mp4"]],
                      "ffmpeg-full.mp4"),
-            ],
-            [Target("cpu", 1.0, "CPU ratio <= 1.00")],
+            ] + mjpeg_baseline,
+            [Target("cpu", 1.0, "CPU ratio <= 1.00")]
+            + ([Target("baseline_cpu", 0.75, "CPU against the baseline binary <= 0.75")] if baseline else []),
             check_files=False,
         )
     )
