@@ -20,13 +20,19 @@ enum EncoderSpeed {
     ///     were encoded: a slow encoder is measured on fewer pictures rather than for longer.
     ///   - interrupt: once raised (a stop during start-up), the measurement ends at the next
     ///     picture with `AVERROR_EXIT`.
+    ///   - limit: the most encoding time in all, the encoder's drain included, in seconds
+    ///     (default: 4 x `seconds`). A slow preset holds many pictures back (placebo's lookahead,
+    ///     seconds each at 1080p), and draining them all took a minute: past the limit the
+    ///     pictures still held are let go, and the speed is what came out in the time spent (at
+    ///     least one picture's worth: an upper bound when none did).
     /// - Returns: frames per second encoded, in wall-clock time on the cores there are.
     /// - Throws: `FFmpegError` when the pictures cannot be made (no lavfi) or the encoder does not
     ///   open with these settings.
     static func measure(
         _ codecName: String, _ settings: Encoder.VideoSettings, frames: Int, seconds: Double,
-        interrupt: InterruptFlag? = nil
+        interrupt: InterruptFlag? = nil, limit: Double? = nil
     ) throws(FFmpegError) -> Double {
+        let limit = Int64((limit ?? 4 * seconds) * 1e6)
         let graph =
             "testsrc2=size=\(settings.width)x\(settings.height):rate=\(settings.frameRate),"
             + "noise=alls=10:allf=t+u,format=\(settings.pixelFormat.name)"
@@ -41,6 +47,7 @@ enum EncoderSpeed {
         let encoded = try Packet()
         var spent: Int64 = 0
         var count = 0
+        var out = 0
         func timed(_ work: () throws(FFmpegError) -> Void) throws(FFmpegError) {
             let start = SessionClock.now()
             try work()
@@ -58,16 +65,25 @@ enum EncoderSpeed {
                 picture.clearPictureType()
                 try timed { () throws(FFmpegError) in
                     try encoder.send(picture)
-                    while try encoder.receive(into: encoded) { encoded.unref() }
+                    while try encoder.receive(into: encoded) {
+                        encoded.unref()
+                        out += 1
+                    }
                 }
                 count += 1
             }
         }
-        try timed { () throws(FFmpegError) in
-            try encoder.send(nil)
-            while try encoder.receive(into: encoded) { encoded.unref() }
+        guard count > 0 else { throw FFmpegError(CFFmpeg_AVERROR(EINVAL), call: "lavfi(\(graph))") }
+        try timed { () throws(FFmpegError) in try encoder.send(nil) }
+        var draining = true
+        while draining && spent < limit {
+            if interrupt?.isRaised == true { throw FFmpegError(CFFmpeg_AVERROR_EXIT, call: "measuring \(codecName)") }
+            try timed { () throws(FFmpegError) in draining = try encoder.receive(into: encoded) }
+            if draining {
+                encoded.unref()
+                out += 1
+            }
         }
-        guard count > 0, spent > 0 else { throw FFmpegError(CFFmpeg_AVERROR(EINVAL), call: "lavfi(\(graph))") }
-        return Double(count) / (Double(spent) / 1e6)
+        return Double(max(out, 1)) / (Double(max(spent, 1)) / 1e6)
     }
 }
