@@ -31,8 +31,9 @@ final class PictureConverter {
             return frame
         }
         let sameSize = frame.width == width && frame.height == height
-        if sameSize, pixelFormat == .yuv420p, ChromaHalver.takes(frame.pixelFormat), !fullRange || keepsFullRange {
-            // A webcam's 4:2:2 JPEGs: only the chroma changes.
+        let rangeStays = keepsFullRange || !(frame.isFullRange || source.isDeprecatedFullRange)
+        if sameSize, pixelFormat == .yuv420p, ChromaHalver.takes(frame.pixelFormat), rangeStays {
+            // A webcam's 4:2:2 JPEGs, their range kept: only the chroma changes.
             if let halver { return try halver.halve(frame) }
             let made = try ChromaHalver(width: width, height: height)
             halver = made

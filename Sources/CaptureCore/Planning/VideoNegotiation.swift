@@ -73,8 +73,11 @@ struct VideoNegotiation {
             keyframeInterval: plan.codec == .h264 ? max(1, Int(keyframeSeconds * rate.doubleValue)) : 1,
             bitRate: plan.bitRate ?? 0, options: plan.codec == .h264 ? plan.x264Options : [:])
         // A JPEG's full range is kept: converting it to limited range costs libswscale as much as
-        // decoding the JPEG, and full-range H.264 is legal, its players honour the flag.
-        let fullRange = plan.codec == .h264 && (info.codec == "mjpeg" || inputFormat?.isDeprecatedFullRange == true)
+        // decoding the JPEG, and full-range H.264 is legal, its players honour the flag. A pixel
+        // format asked for is given as ffmpeg's -pix_fmt gives it: plain yuv420p is limited range.
+        let fullRange =
+            plan.codec == .h264 && plan.pixelFormat == nil
+            && (info.codec == "mjpeg" || inputFormat?.isDeprecatedFullRange == true)
         if plan.codec == .h264 {
             // The converter writes limited-range YUV from a camera's own YUV, full-range from a
             // JPEG's; JPEG's matrix is BT.601. Tagged, players need not guess.

@@ -89,7 +89,7 @@ extension RecordingSession {
             device: video.device,
             input: [video.input.codec, video.input.pixelFormat].compactMap { $0 }.joined(separator: " "),
             codec: codec, width: path.width, height: path.height,
-            pixelFormat: path.pixelFormat.stored(by: codec).name,
+            pixelFormat: storedPixelFormat(path, codec: codec),
             frameRateRequested: planned.requestedFrameRate, frameRate: path.rate,
             frameRateMeasured: path.measuredRate.map { ($0 * 1000).rounded() / 1000 },
             frameRateDelivered: path.deliveredRate.map { ($0 * 1000).rounded() / 1000 },
@@ -108,6 +108,13 @@ extension RecordingSession {
             summary.secondsDisconnected = link.seconds
         }
         return summary
+    }
+
+    /// The pixel format as ffprobe names the stream: full-range 4:2:0 (a JPEG's range kept) is
+    /// `yuvj420p`.
+    private func storedPixelFormat(_ path: VideoPath, codec: String) -> String {
+        let name = path.pixelFormat.stored(by: codec).name
+        return path.keepsFullRange && codec != "copy" && name == "yuv420p" ? "yuvj420p" : name
     }
 
     private func audioSummary(_ audio: Track) -> RecordingSummary.Audio? {

@@ -17,6 +17,7 @@ final class VideoPath {
     var width: Int { converter.width }
     var height: Int { converter.height }
     var pixelFormat: PixelFormat { converter.pixelFormat }
+    var keepsFullRange: Bool { converter.keepsFullRange }
     /// Stop after this many frames, if set.
     let frameLimit: Int?
     /// Frames at or after this session time (microseconds from the start) are not recorded.

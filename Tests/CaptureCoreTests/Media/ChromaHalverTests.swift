@@ -82,6 +82,18 @@ import Testing
         #expect(worst <= 8, "a chroma sample is \(worst) levels from the mean of the two rows it stands between")
     }
 
+    /// A JPEG's picture going to limited range (a pixel format asked for) needs every sample
+    /// converted, the luma too.
+    @Test func aFullRangePictureGoingToLimitedRangeIsConvertedWhole() throws {
+        let source = try stripedPicture(width: 64, height: 36)
+        let converter = PictureConverter(width: 64, height: 36, pixelFormat: .yuv420p, keepsFullRange: false)
+        let converted = try converter.convert(source)
+        #expect(!converted.isFullRange)
+        #expect(converted.pointer.pointee.data.0 != source.pointer.pointee.data.0, "the luma was not converted")
+        // Full-range luma 0 is limited-range 16.
+        #expect(sample(converted, plane: 0, x: 0, y: 0) == 16 && sample(source, plane: 0, x: 0, y: 0) == 0)
+    }
+
     @Test func oddSizesAndPicturesItDoesNotTakeAreConvertedWhole() throws {
         #expect(ChromaHalver.takes(AV_PIX_FMT_YUVJ422P) && ChromaHalver.takes(AV_PIX_FMT_YUV422P))
         #expect(!ChromaHalver.takes(AV_PIX_FMT_YUYV422) && !ChromaHalver.takes(AV_PIX_FMT_YUV422P10LE))

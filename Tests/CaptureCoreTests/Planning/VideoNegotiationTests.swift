@@ -7,9 +7,10 @@ import Testing
 /// stays so, an odd size is made even with a warning, and raw frames of the right kind pass
 /// through as they came.
 @Suite struct VideoNegotiationTests {
-    static func plan(_ output: String, codec: VideoCodec? = nil) throws -> RecordingPlan {
+    static func plan(_ output: String, codec: VideoCodec? = nil, pixelFormat: String? = nil) throws -> RecordingPlan {
         var request = RecordingRequest(video: .test, output: output)
         request.videoCodec = codec
+        request.pixelFormat = pixelFormat
         return try RecordingPlanner.plan(request, survey: DeviceSurvey(video: .init(device: TestSources.video)))
     }
 
@@ -26,6 +27,16 @@ import Testing
             withAudio: false)
         #expect(settled.keepsFullRange && settled.pixelFormat == .yuv420p)
         #expect(settled.settings?.colorRange == .full && settled.settings?.bt601 == true)
+    }
+
+    /// As ffmpeg's `-pix_fmt yuv420p`: a pixel format asked for is the plain, limited-range one.
+    @Test func aJPEGGivenAnAskedPixelFormatIsConvertedToLimitedRange() throws {
+        let plan = try Self.plan("out.mp4", pixelFormat: "yuv420p")
+        let settled = try VideoNegotiation.negotiate(
+            plan.videos[0], input: Self.info("mjpeg", "yuvj422p", 1280, 720), container: plan.container,
+            withAudio: false)
+        #expect(!settled.keepsFullRange && settled.pixelFormat == .yuv420p)
+        #expect(settled.settings?.colorRange == .limited)
     }
 
     @Test func aCamerasOwnYUVIsLimited() throws {

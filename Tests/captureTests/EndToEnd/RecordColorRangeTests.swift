@@ -20,14 +20,20 @@ import Testing
         return (try #require(value("YLOW"), "\(run.stdout) \(run.stderr)"), try #require(value("YHIGH")))
     }
 
-    /// The source's pixel format, and what ffprobe must read of the file: its pixel format and
-    /// range (limited range may go untagged, as x264 writes no range without a matrix).
-    @Test(arguments: [("yuvj422p", ["yuvj420p,pc\n"]), ("yuv422p", ["yuv420p,tv\n", "yuv420p,unknown\n"])])
-    func theRangeIsKeptAndTagged(source format: String, tags expected: [String]) throws {
+    /// The source's pixel format, options, and what ffprobe must read of the file: its pixel
+    /// format and range (limited range may go untagged, as x264 writes no range without a
+    /// matrix). A pixel format asked for is limited range, as ffmpeg's `-pix_fmt yuv420p` gives.
+    /// The summary names the pixel format as ffprobe does.
+    @Test(arguments: [
+        ("yuvj422p", [], ["yuvj420p,pc"]), ("yuv422p", [], ["yuv420p,tv", "yuv420p,unknown"]),
+        ("yuvj422p", ["--pixel-format", "yuv420p"], ["yuv420p,tv", "yuv420p,unknown"]),
+    ])
+    func theRangeIsKeptAndTagged(source format: String, options: [String], tags expected: [String]) throws {
         let scratch = try RecordScratch()
         let file = scratch.path("range.mp4")
         let graph = "testsrc2=size=320x240:rate=30,format=\(format)"
-        let result = try BuiltBinary.run(["record", "--video", "lavfi:" + graph, "--frames", "5", file])
+        let result = try BuiltBinary.run(
+            ["record", "--json", "--video", "lavfi:" + graph, "--frames", "5"] + options + [file])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(!result.stderr.contains("deprecated pixel format"), "\(result.stderr)")
         let tags = try ChildProcess.run(
@@ -36,9 +42,19 @@ import Testing
                 "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=pix_fmt,color_range", "-of",
                 "csv=p=0", file,
             ])
-        #expect(expected.contains(tags.stdout), "\(tags.stdout)")
+        let read = tags.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(expected.contains(read), "\(tags.stdout)")
+        let summary = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+        let video = (summary?["video"] as? [String: Any]) ?? ((summary?["videos"] as? [[String: Any]])?.first)
+        let probed = read.split(separator: ",").first.map(String.init)
+        #expect(video?["pixel_format"] as? String == probed, "\(result.stdout)")
         let (low, high) = try Self.lumaRange(["-i", file])
         let source = try Self.lumaRange(["-f", "lavfi", "-i", graph])
-        #expect(abs(low - source.0) <= 2 && abs(high - source.1) <= 2, "luma \(low)-\(high), source \(source)")
+        if options.isEmpty {
+            #expect(abs(low - source.0) <= 2 && abs(high - source.1) <= 2, "luma \(low)-\(high), source \(source)")
+        } else {
+            // Converted to limited range: the luma squeezed towards 16-235.
+            #expect(low > source.0 + 5 && high < source.1 - 5, "luma \(low)-\(high), source \(source)")
+        }
     }
 }
