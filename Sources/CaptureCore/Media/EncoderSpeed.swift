@@ -3,39 +3,42 @@ internal import CFFmpeg
 /// Times a video encoder on this machine: how many frames per second it sustains at a size,
 /// pixel format and set of options, encoding pictures as hard as a camera's.
 ///
-/// The pictures come from FFmpeg's own lavfi sources: `testsrc2` (moving shapes and gradients) with
-/// temporal noise (`noise=allf=t`) like a sensor's, which a test pattern alone lacks and which is
-/// most of what makes a camera's frames costly to encode. Only the encoder's calls are timed (on
-/// CLOCK_MONOTONIC), not making the pictures. Each picture is made, encoded and let go before the
-/// next, so the memory taken is one picture and the encoder's own.
+/// The pictures come from FFmpeg's own lavfi sources: `testsrc2` (moving shapes and gradients),
+/// for a camera with temporal noise (`noise=allf=t`) like a sensor's, which a test pattern alone
+/// lacks and which is most of what makes a camera's frames costly to encode. Only the encoder's
+/// calls are timed (on CLOCK_MONOTONIC), not making the pictures. Each picture is made, encoded
+/// and let go before the next, so the memory taken is one picture and the encoder's own.
 ///
-/// Blocks the calling thread for up to about `seconds` plus the encoder's drain.
+/// Blocks the calling thread for up to about `limit` seconds, pictures made included, and one
+/// picture's making and encoding more (a 8192x8192 one takes seconds).
 enum EncoderSpeed {
     /// Encodes pictures with `settings` through `codecName` (`avcodec_send_frame`,
     /// `avcodec_receive_packet`) and drains it.
     ///
     /// - Parameters:
     ///   - frames: the most pictures to encode.
-    ///   - seconds: encoding stops at the first picture past this much encoding time, once 2
-    ///     were encoded: a slow encoder is measured on fewer pictures rather than for longer.
+    ///   - seconds: encoding stops at the first picture past this much encoding time, once one
+    ///     was encoded: a slow encoder is measured on fewer pictures rather than for longer.
+    ///   - noisy: pictures with a sensor's noise (a camera's); false: the test pattern as it is.
     ///   - interrupt: once raised (a stop during start-up), the measurement ends at the next
     ///     picture with `AVERROR_EXIT`.
-    ///   - limit: the most encoding time in all, the encoder's drain included, in seconds
-    ///     (default: 4 x `seconds`). A slow preset holds many pictures back (placebo's lookahead,
-    ///     seconds each at 1080p), and draining them all took a minute: past the limit the
-    ///     pictures still held are let go, and the speed is what came out in the time spent (at
-    ///     least one picture's worth: an upper bound when none did).
+    ///   - limit: the most time in all, making pictures and the encoder's drain included, in
+    ///     seconds (default: 4 x `seconds`). A slow preset holds many pictures back (placebo's
+    ///     lookahead, seconds each at 1080p), and draining them all took a minute: past the limit
+    ///     the pictures still held are let go, and the speed is what came out in the encoding time
+    ///     spent (at least one picture's worth: an upper bound when none did).
     /// - Returns: frames per second encoded, in wall-clock time on the cores there are.
     /// - Throws: `FFmpegError` when the pictures cannot be made (no lavfi) or the encoder does not
     ///   open with these settings.
     static func measure(
         _ codecName: String, _ settings: Encoder.VideoSettings, frames: Int, seconds: Double,
-        interrupt: InterruptFlag? = nil, limit: Double? = nil
+        noisy: Bool = true, interrupt: InterruptFlag? = nil, limit: Double? = nil
     ) throws(FFmpegError) -> Double {
+        let started = SessionClock.now()
         let limit = Int64((limit ?? 4 * seconds) * 1e6)
         let graph =
             "testsrc2=size=\(settings.width)x\(settings.height):rate=\(settings.frameRate),"
-            + "noise=alls=10:allf=t+u,format=\(settings.pixelFormat.name)"
+            + (noisy ? "noise=alls=10:allf=t+u," : "") + "format=\(settings.pixelFormat.name)"
         let input = try InputContainer(url: graph, format: "lavfi")
         guard let stream = input.firstStream(of: .video) else {
             throw FFmpegError(CFFmpeg_AVERROR(EINVAL), call: "lavfi(\(graph))")
@@ -53,7 +56,7 @@ enum EncoderSpeed {
             try work()
             spent += SessionClock.now() - start
         }
-        while count < frames && (count < 2 || Double(spent) < seconds * 1e6) {
+        while count < frames && (count < 1 || (Double(spent) < seconds * 1e6 && SessionClock.now() - started < limit)) {
             if interrupt?.isRaised == true { throw FFmpegError(CFFmpeg_AVERROR_EXIT, call: "measuring \(codecName)") }
             guard try input.read(into: packet) else { break }
             defer { packet.unref() }
@@ -76,7 +79,7 @@ enum EncoderSpeed {
         guard count > 0 else { throw FFmpegError(CFFmpeg_AVERROR(EINVAL), call: "lavfi(\(graph))") }
         try timed { () throws(FFmpegError) in try encoder.send(nil) }
         var draining = true
-        while draining && spent < limit {
+        while draining && SessionClock.now() - started < limit {
             if interrupt?.isRaised == true { throw FFmpegError(CFFmpeg_AVERROR_EXIT, call: "measuring \(codecName)") }
             try timed { () throws(FFmpegError) in draining = try encoder.receive(into: encoded) }
             if draining {

@@ -7,6 +7,8 @@
 enum PresetBudget {
     /// The presets tried when none is asked, slowest first: the default and the faster ones.
     static let candidates = ["veryfast", "superfast", "ultrafast"]
+    /// How much faster than the preset before a middle preset is taken to be at most.
+    static let middleReach = 1.5
 
     /// A frame size and rate the camera offers, and the recording's own.
     struct Mode: Hashable, Sendable {
@@ -37,7 +39,11 @@ enum PresetBudget {
         let required = EncoderBudget.margin * Double(max(1, sharing))
         var measured: [EncoderBudget.Measurement] = []
         var speed = 0.0
-        for preset in asked.map({ [$0] }) ?? candidates {
+        let presets = asked.map { [$0] } ?? candidates
+        for (index, preset) in presets.enumerated() {
+            // A middle preset that would have to be more than half as fast again as the one
+            // before is not timed (superfast rarely is; 4K on a small board spent seconds on it).
+            if index > 0 && index < presets.count - 1 && speed * Self.middleReach < required { continue }
             speed = try measure(preset) / rate
             measured.append(.init(preset: preset, speed: speed))
             if speed >= required { break }

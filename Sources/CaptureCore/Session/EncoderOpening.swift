@@ -48,8 +48,14 @@ extension RecordingSession {
             for candidate in video.encoders {
                 guard candidate.isHardware else {
                     choice.candidates = [candidate]
-                    choice.budget = try measureBudget(
-                        video, settings: settings, inputCodec: video.source.mode?.inputFormat, sharing: sharing)
+                    do {
+                        choice.budget = try measureBudget(
+                            video, settings: settings, inputCodec: video.source.mode?.inputFormat, sharing: sharing)
+                    } catch {
+                        // Advice only: a size the test picture cannot have (16384x16384) records as
+                        // without it, and the device or the encoder says what is wrong as it opens.
+                        if stop.interrupt.isRaised { throw error }
+                    }
                     break
                 }
                 do {
@@ -182,7 +188,7 @@ extension RecordingSession {
 
     /// Times x264 at the camera's size and rate with the preset asked, or chooses the preset
     /// (`PresetBudget`), and warns when it chose a faster one or none keeps up (the summary has it
-    /// in any case). Takes up to about half a second per preset tried.
+    /// in any case). Takes about half a second per preset tried, 2 s at most (`EncoderSpeed`).
     private func measureBudget(
         _ plan: RecordingPlan.Video, settings: Encoder.VideoSettings, inputCodec: String?, sharing: Int
     ) throws(CaptureError) -> EncoderBudget {
@@ -196,10 +202,12 @@ extension RecordingSession {
             var trial = settings
             trial.options["preset"] = preset
             return try media("measuring the x264 encoder") { () throws(FFmpegError) in
-                try EncoderSpeed.measure("libx264", trial, frames: frames, seconds: 0.5, interrupt: stop.interrupt)
+                try EncoderSpeed.measure(
+                    "libx264", trial, frames: frames, seconds: 0.5, noisy: plan.device.api != .test,
+                    interrupt: stop.interrupt)
             }
         }
-        guard budget.isNews else { return budget }
+        guard budget.isNews, !stop.interrupt.isRaised else { return budget }
         // A camera's own MJPEG or H.264 kept as it comes costs next to nothing.
         let copy =
             budget.keepsUp || !["mjpeg", "h264"].contains(inputCodec ?? "")

@@ -46,10 +46,26 @@ import Testing
             measure: Self.machine(["veryfast": 9, "superfast": 15, "ultrafast": 27]))
         #expect(budget.preset == "ultrafast" && !budget.keepsUp)
         #expect(budget.suggestedMode == "1920x1080 at 15 fps")
+        // veryfast at 0.3x: superfast would need 4x that, and is not timed.
         #expect(
             budget.line
-                == "1920x1080 at 30 fps: veryfast keeps 0.30x, superfast keeps 0.50x, ultrafast keeps 0.90x here, "
+                == "1920x1080 at 30 fps: veryfast keeps 0.30x, ultrafast keeps 0.90x here, "
                 + "using ultrafast; frames will be dropped: 1920x1080 at 15 fps would keep up")
+    }
+
+    /// superfast is timed only when it could close the gap, at most half as fast again as veryfast:
+    /// 1.2x real time at 30 fps is 36 frames a second, within reach of 24 but not of 23.
+    @Test(arguments: [(23.0, ["veryfast", "ultrafast"]), (24.0, ["veryfast", "superfast", "ultrafast"])])
+    func superfastIsTimedOnlyWithinReach(veryfast: Double, tried expected: [String]) throws {
+        var tried: [String] = []
+        let speeds = ["veryfast": veryfast, "superfast": 30, "ultrafast": 60]
+        let budget = try PresetBudget.settle(Self.fullHD, asked: nil, offered: []) {
+            (preset) throws(CaptureError) in
+            tried.append(preset)
+            return speeds[preset] ?? 0
+        }
+        #expect(tried == expected)
+        #expect(budget.preset == "ultrafast" && budget.keepsUp)
     }
 
     @Test func anAskedPresetIsKeptAndOnlyMeasured() throws {

@@ -48,9 +48,12 @@ import Testing
         let preset = try #require(budget["preset"] as? String)
         #expect(["superfast", "ultrafast"].contains(preset), "\(budget)")
         #expect(budget["chosen"] as? Bool == true && budget["mode"] as? String == "1920x1080 at 60 fps")
-        // Tried from the default down, each below the margin until the one chosen.
+        // Tried from the default down, each below the margin until the one chosen (superfast only
+        // when it could close the gap).
         let measured = run.measured
-        #expect(measured.map(\.preset) == Array(["veryfast", "superfast", "ultrafast"].prefix(measured.count)))
+        let order = ["veryfast", "superfast", "ultrafast"]
+        #expect(measured.first?.preset == "veryfast", "\(measured)")
+        #expect(measured.map(\.preset) == order.filter { measured.map(\.preset).contains($0) }, "\(measured)")
         #expect(measured.last?.preset == preset)
         #expect(measured.dropLast().allSatisfy { $0.speed < 1.2 && $0.speed > 0 }, "\(measured)")
         #expect(budget["keeps_up"] as? Bool == ((measured.last?.speed ?? 0) >= 1.2))
@@ -91,7 +94,13 @@ import Testing
                         "-c", "0", BuiltBinary.path, "record", "--video", "test", "--video-size", "3840x2160",
                         "--framerate", "60", "--duration", "5", "--quiet", file,
                     ], stdout: .null, stderr: .file(scratch.path("stderr")))
-                capture.sleep(untilElapsed: 0.3)
+                // Once its handler is in place (a slow start beside the busy loop took longer than
+                // the 0.3 s this used to wait from the start), a moment into the timing.
+                let deadline = Date().addingTimeInterval(10)
+                while !RecordEarlyStopTests.catches(capture.pid, SIGINT) && Date() < deadline {
+                    Thread.sleep(forTimeInterval: 0.001)
+                }
+                Thread.sleep(forTimeInterval: 0.3)
                 capture.signal(SIGINT)
                 let signalled = Date()
                 let exit = try #require(capture.wait(timeout: 60))
