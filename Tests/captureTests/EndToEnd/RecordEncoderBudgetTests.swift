@@ -112,6 +112,19 @@ import Testing
         #expect(took < 2, "exited \(took) s after SIGINT")
     }
 
+    /// The budget is advice: a size its test picture cannot have leaves the device to refuse it,
+    /// as a raw recording is refused (69, naming the device), not exit 1 naming lavfi.
+    @Test func aSizeTheTestPictureCannotHaveIsTheDevicesRefusal() throws {
+        let scratch = try RecordScratch()
+        let result = try BuiltBinary.run([
+            "record", "--video", "test", "--video-size", "16384x16384", "--framerate", "30", "--duration", "1",
+            scratch.path("huge.mp4"),
+        ])
+        #expect(result.status == 69, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("Error: test: the test source cannot make what was asked"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("huge.mp4")))
+    }
+
     @Test func aSmallModeKeepsTheDefaultQuietly() async throws {
         let run = try await Self.record(
             ["--video", "test", "--video-size", "320x240", "--framerate", "15", "--duration", "1"], slowed: false)
