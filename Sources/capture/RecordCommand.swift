@@ -95,12 +95,21 @@ struct RecordCommand: Command {
                 kind: .choices(VideoCodec.allCases.map(\.rawValue))),
             .option("--crf", "n", help: "H.264 quality, 0-51 (lower is better).", default: "23"),
             .option(
-                "--preset", "name", help: "H.264 speed preset, ultrafast ... veryslow.",
+                "--preset", "name",
+                help:
+                    "x264 speed preset, ultrafast ... placebo. For a camera, x264 is timed here at its mode before "
+                    + "recording (a fraction of a second, 2 s at most per preset); a preset given is kept, with "
+                    + "a warning when it falls short of real time.",
                 default:
-                    "for a camera, the slowest of veryfast, superfast, ultrafast that keeps up here; else veryfast",
+                    "for a camera, the slowest of veryfast, superfast, ultrafast that keeps 1.2x real time here, "
+                    + "told in one warning line when not veryfast; else veryfast",
                 kind: .choices(RecordingRequest.x264Presets)),
             .option(
-                "--encoder", "name", help: "H.264 encoder: auto, x264, vaapi, v4l2m2m, nvenc or qsv.",
+                "--encoder", "name",
+                help:
+                    "H.264 encoder: auto, x264, vaapi, v4l2m2m, nvenc or qsv. A hardware encoder named without "
+                    + "its device, or that does not open, exits 69; --crf, --preset and --pixel-format ask for x264 "
+                    + "and are refused beside one (64).",
                 default: "auto: the first hardware encoder whose device is here and opens, else x264",
                 kind: .choices(VideoEncoderChoice.allCases.map(\.rawValue))),
             .option("--bitrate", "rate", help: "H.264 bit rate instead of --crf, e.g. 4M or 800k."),

@@ -8,7 +8,8 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
     case usage = 64
     /// No such device or input file (`EX_NOINPUT`).
     case notFound = 66
-    /// The device cannot do what was asked, or a server or sound server is not there (`EX_UNAVAILABLE`).
+    /// The device or the hardware encoder cannot do what was asked, or a server or sound server is not
+    /// there (`EX_UNAVAILABLE`).
     case unavailable = 69
     /// The output exists or cannot be created (`EX_CANTCREAT`).
     case cannotCreate = 73
@@ -28,7 +29,8 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
         case .notFound: "device not found, or an input file (a controls profile) not found"
         case .unavailable:
             "the device cannot do what was asked (format, size, rate, channels), or its sound server is not "
-                + "running, or a server to stream to cannot be reached or refuses the stream at the start"
+                + "running, or a server to stream to cannot be reached or refuses the stream at the start, "
+                + "or the hardware encoder asked for (--encoder) has no device or does not open"
         case .cannotCreate: "the output exists (without --force) or cannot be created"
         case .ioError:
             "I/O error while recording (device lost or stalled, disk full); the file is finalized up to there; "
