@@ -121,7 +121,11 @@ def stream(args):
 
 
 def get(args):
-    sock, reader = connect(args.url, [f"Authorization: Bearer {args.bearer}"] if args.bearer else [])
+    headers = [f"Authorization: Bearer {args.bearer}"] if args.bearer else []
+    method = getattr(args, "method", "GET")
+    if method == "POST":
+        headers.append("Content-Length: 0")
+    sock, reader = connect(args.url, headers, method=method)
     status, head = read_head(reader)
     body = reader.read()
     sock.close()
@@ -278,6 +282,7 @@ def main():
     one.add_argument("url")
     one.add_argument("--bearer")
     one.add_argument("--output")
+    one.add_argument("--method", default="GET")
     one = commands.add_parser("stall")
     one.add_argument("url")
     one.add_argument("--seconds", type=float, default=5)

@@ -47,6 +47,7 @@ extension PreviewServer {
                         + "script-src 'unsafe-inline'; img-src 'self'"
                 ])
             _ = Self.write(fd, page.bytes)
+        case ("/clip", _): _ = Self.write(fd, PreviewResponse.plain(405, "Method not allowed: POST /clip").bytes)
         default: _ = Self.write(fd, PreviewResponse.plain(404, "Not found").bytes)
         }
     }

@@ -181,4 +181,36 @@ import Testing
         let stray = try BuiltBinary.run(["record", "--video", "test", "--serve-rate", "5", scratch.path("x.mp4")])
         #expect(stray.status == 64 && stray.stderr.contains("--serve-rate needs --serve"))
     }
+
+    /// `POST /clip` triggers an event clip as SIGUSR1 does; `/events` tells of it.
+    @Test func postClipTriggersAnEventClip() async throws {
+        let scratch = try RecordScratch()
+        let port = try PreviewClient.freePort()
+        let base = "http://127.0.0.1:\(port)"
+        let (exit, stdout, replies) = try await RealTimeSlots.run {
+            try await onOwnThread {
+                let process = try ChildProcess.realTime(
+                    [
+                        "record", "--video", "test", "--duration", "6", "--pre-roll", "1", "--post-roll", "1",
+                        "--serve",
+                        "127.0.0.1:\(port)", "--json", scratch.path("clip-%n.mp4"),
+                    ], in: scratch)
+                try PreviewClient.waitUntilRecording(base)
+                let events = try PreviewClient.start(["events", "\(base)/events"], in: scratch, name: "events")
+                Thread.sleep(forTimeInterval: 0.5)
+                let post = try PreviewClient.run(["get", "--method", "POST", "\(base)/clip"])
+                let get = try PreviewClient.run(["get", "\(base)/clip"])
+                let exit = process.wait(timeout: 40)
+                let stdout = (try? String(contentsOfFile: scratch.path("capture.stdout"), encoding: .utf8)) ?? ""
+                return (exit, stdout, [post, get, try PreviewClient.output(of: events)])
+            }
+        }
+        #expect(exit?.status == 0)
+        #expect(replies[0]["status"] as? Int == 200 && replies[1]["status"] as? Int == 405)
+        let kinds = (replies[2]["events"] as? [[String: Any]] ?? []).compactMap { $0["event"] as? String }
+        #expect(kinds == ["trigger", "clip_opened", "clip_closed"])
+        let summary = try RecordStreamTests.summary(stdout.components(separatedBy: "\n{").last.map { "{" + $0 } ?? "")
+        #expect(summary["clips"] as? Int == 1)
+        #expect(FileManager.default.fileExists(atPath: scratch.path("clip-0001.mp4")))
+    }
 }
