@@ -1,16 +1,19 @@
 import CaptureCore
 import FoundationEssentials
 
-extension RecordOptions {
-    /// The preview server (`--serve` and the options that shape it); the others need `--serve`.
-    func readPreview(into request: inout RecordingRequest) throws {
-        let shaping = ["--serve-rate", "--serve-size", "--serve-token", "--serve-token-file"]
-        guard let address = arguments.value("--serve") else {
-            if let given = shaping.first(where: { arguments.value($0) != nil }) { throw fail("\(given) needs --serve") }
-            return
-        }
+/// The options that shape a preview server: `capture record --serve` and `capture serve`.
+enum PreviewOptions {
+    /// The options beside the address.
+    static let shaping = ["--serve-rate", "--serve-size", "--serve-token", "--serve-token-file"]
+
+    /// The options as `PreviewSettings` for `address`, which `addressOption` gave.
+    static func settings(_ address: String, addressOption: String, _ arguments: ParsedArguments, command: CommandSpec)
+        throws -> PreviewSettings
+    {
+        func fail(_ message: String) -> UsageError { UsageError(message: message, command: command) }
         guard let (host, port) = PreviewSettings.hostAndPort(address) else {
-            throw fail("--serve takes HOST:PORT with an IPv4 address, e.g. 127.0.0.1:8080 or :8080, not '\(address)'")
+            throw fail(
+                "\(addressOption) takes HOST:PORT with an IPv4 address, e.g. 127.0.0.1:8080 or :8080, not '\(address)'")
         }
         var settings = PreviewSettings(host: host, port: port)
         if let rate = try arguments.number("--serve-rate", 0.1...60.0, command: command) { settings.rate = rate }
@@ -28,9 +31,9 @@ extension RecordOptions {
         settings.token = arguments.value("--serve-token")
         if let file = arguments.value("--serve-token-file") {
             if settings.token != nil { throw fail("--serve-token and --serve-token-file: give one") }
-            settings.token = try Self.token(file: file)
+            settings.token = try token(file: file)
         }
-        request.preview = settings
+        return settings
     }
 
     /// The first line of `file`, without its line end.
@@ -45,5 +48,25 @@ extension RecordOptions {
             throw CaptureError.fileNotFound(path: file, reason: "the preview token file is empty")
         }
         return line
+    }
+
+    /// A library error as `capture serve` words it: the address is its `--listen`.
+    static func line(_ error: CaptureError, listen: Bool) -> String {
+        error.description { option, value in
+            option == .serve && listen ? "--listen" : OptionNames.render(option, value: value)
+        }
+    }
+}
+
+extension RecordOptions {
+    /// The preview server (`--serve` and the options that shape it); the others need `--serve`.
+    func readPreview(into request: inout RecordingRequest) throws {
+        guard let address = arguments.value("--serve") else {
+            if let given = PreviewOptions.shaping.first(where: { arguments.value($0) != nil }) {
+                throw fail("\(given) needs --serve")
+            }
+            return
+        }
+        request.preview = try PreviewOptions.settings(address, addressOption: "--serve", arguments, command: command)
     }
 }
