@@ -49,14 +49,16 @@ final class PreviewHub: @unchecked Sendable {
 
     /// True when a picture captured at `time` (microseconds, any steady clock) should be made:
     /// someone watches and the next picture is due. Pictures are taken on a grid of `interval`
-    /// from the first one, so a camera faster than the rate gives exactly the rate on average.
+    /// from the first one, so a camera faster than the rate gives exactly the rate on average. A
+    /// frame up to a quarter interval early is on time: a camera at the preview's own rate
+    /// jitters around the grid, and would otherwise lose every frame that came a little early.
     func wants(time: Int64) -> Bool {
         lock.withLock {
             guard !isClosed, !queues.isEmpty || snapshotWaiters > 0 else {
                 due = nil
                 return false
             }
-            if let due, time < due { return false }
+            if let due, time < due - interval / 4 { return false }
             // A picture long after the last due one (nobody watched, the camera paused) restarts the grid.
             due = due.map { time - $0 < interval ? $0 + interval : time + interval } ?? time + interval
             return true

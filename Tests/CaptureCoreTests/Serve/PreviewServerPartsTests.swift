@@ -80,11 +80,24 @@ import Testing
         let hub = PreviewHub(rate: 5)
         #expect(!hub.wants(time: 0))
         let viewer = hub.join()
-        // A 30 fps camera: a picture every 200 ms of capture time, 5 in a second.
-        let taken = (0..<30).map { Int64($0) * 33_333 }.filter { hub.wants(time: $0) }
-        #expect(taken.count == 5)
+        // A 30 fps camera, 300 frames: a picture at 0 and one for each 200 ms after it, each the
+        // frame nearest its time (a 30th early at most), so 51 over the 10 s, 5 a second.
+        let taken = (0..<300).map { Int64($0) * 33_333 }.filter { hub.wants(time: $0) }
+        #expect(taken.count == 51)
+        let gaps = zip(taken.dropFirst(), taken).map { $0 - $1 }
+        #expect(gaps.allSatisfy { (166_665...233_331).contains($0) })
         hub.leave(viewer)
         #expect(!hub.wants(time: 2_000_000))
+    }
+
+    /// A camera at the preview's own rate, its frames a few milliseconds early or late: every
+    /// frame is taken.
+    @Test func aCameraAtThePreviewsRateLosesNoFrameToJitter() {
+        let hub = PreviewHub(rate: 30)
+        _ = hub.join()
+        let jitter: [Int64] = [0, -3000, 2500, -1500, 4000, -4000]
+        let taken = (0..<300).filter { hub.wants(time: Int64($0) * 33_333 + jitter[$0 % jitter.count]) }
+        #expect(taken.count == 300)
     }
 
     /// A viewer that does not take its pictures keeps only the newest two; the others get all.
