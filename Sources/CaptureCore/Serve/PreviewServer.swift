@@ -9,6 +9,7 @@ import Glibc
 /// closes it all. Nothing it does can hold the recording up: the loop only ever meets the hub,
 /// which never waits on a viewer. Thread-safe.
 public final class PreviewServer: @unchecked Sendable {
+    /// Where it listens and what it serves, as given.
     public let settings: PreviewSettings
     let hub: PreviewHub
     let access: PreviewAccess
