@@ -21,12 +21,13 @@ import Testing
             try await onOwnThread {
                 let process = try ChildProcess.realTime(
                     [
-                        "record", "--video", "test", "--duration", "12", "--serve", "127.0.0.1:\(port)",
+                        "record", "--video", "test", "--duration", "60", "--serve", "127.0.0.1:\(port)",
                         "--serve-rate", "10", "--json", output,
                     ], in: scratch)
                 try PreviewClient.waitUntilRecording(base)
                 let events = try PreviewClient.start(["events", "\(base)/events"], in: scratch, name: "events")
-                // 50 parts at 10 a second: 5 s of the 12.
+                // 50 parts at 10 a second: 5 s. The recording runs until the checks are done, however
+                // long a loaded machine takes for them, then is stopped as a user would.
                 let stream = try PreviewClient.run([
                     "stream", "\(base)/stream", "--parts", "50", "--rate", "10",
                     "--size", "640x480",
@@ -35,6 +36,7 @@ import Testing
                 let alias = try PreviewClient.run(["get", "\(base)/?action=snapshot"])
                 let status = try PreviewClient.run(["get", "\(base)/status.json"])
                 let page = try PreviewClient.run(["get", "\(base)/", "--output", scratch.path("page.html")])
+                process.signal(SIGINT)
                 let exit = process.wait(timeout: 40)
                 let stdout = (try? String(contentsOfFile: scratch.path("capture.stdout"), encoding: .utf8)) ?? ""
                 return (exit, stdout, [stream, snapshot, alias, status, page, try PreviewClient.output(of: events)])
@@ -65,10 +67,11 @@ import Testing
         #expect(last["frames"] as? Int == written && last["dropped"] as? Int == dropped && dropped == 0)
         #expect((last["bytes"] as? NSNumber)?.int64Value == (summary["file_size"] as? NSNumber)?.int64Value)
         #expect((last["elapsed"] as? Double) == (summary["duration"] as? Double))
-        #expect(written == 360)
+        #expect((written ?? 0) > 0 && summary["stop_reason"] as? String == "SIGINT")
     }
 
-    /// Records `seconds` of the paced test pattern with `extra` arguments while `during` runs against
+    /// Records `seconds` of the paced test pattern at 320x240 (so a loaded machine keeps up with
+    /// it, the drops counted being the server's if any) with `extra` arguments while `during` runs against
     /// the server (when there is one); the summary's frames and ffprobe's count of the file's.
     static func record(
         _ extra: [String], seconds: Int = 6, name: String, in scratch: RecordScratch,
@@ -78,7 +81,8 @@ import Testing
         let stdout = try await RealTimeSlots.run {
             try await onOwnThread {
                 let process = try ChildProcess.realTime(
-                    ["record", "--video", "test", "--duration", "\(seconds)", "--json"] + extra + [output], in: scratch)
+                    ["record", "--video", "test", "--video-size", "320x240", "--duration", "\(seconds)", "--json"]
+                        + extra + [output], in: scratch)
                 if let address = extra.firstIndex(of: "--serve").map({ extra[$0 + 1] }) {
                     try PreviewClient.waitUntilRecording("http://\(address)")
                     try during("http://\(address)")
@@ -95,25 +99,26 @@ import Testing
     /// dropped, and the file holds as many frames as one recorded without a server.
     @Test func aStalledViewerAndTenViewersCostTheRecordingNothing() async throws {
         let scratch = try RecordScratch()
-        let alone = try await Self.record([], name: "alone", in: scratch)
+        let alone = try await Self.record([], seconds: 10, name: "alone", in: scratch)
         let port = try PreviewClient.freePort()
         let served = try await Self.record(
-            ["--serve", "127.0.0.1:\(port)", "--serve-size", "320"], name: "served", in: scratch
+            ["--serve", "127.0.0.1:\(port)", "--serve-size", "320"], seconds: 10, name: "served", in: scratch
         ) { base in
             // The stalled one holds its connection through the rest of the recording.
             let stalled = try PreviewClient.start(
-                ["stall", "\(base)/stream", "--seconds", "6"], in: scratch, name: "stall")
+                ["stall", "\(base)/stream", "--seconds", "9"], in: scratch, name: "stall")
             let viewers = try PreviewClient.run([
                 "parallel", "\(base)/?action=stream", "--clients", "10", "--parts", "15",
             ])
             #expect(viewers["parts"] as? [Int] == Array(repeating: 15, count: 10))
             let one = try PreviewClient.run(["stream", "\(base)/stream", "--parts", "5", "--size", "320x240"])
             #expect(one["parts"] as? Int == 5)
-            _ = stalled
+            // It stalls to the recording's end (a client gone is not a stalled one).
+            _ = stalled.wait(timeout: 15)
         }
         #expect(alone.dropped == 0 && served.dropped == 0)
-        #expect(alone.written == 180 && served.written == alone.written)
-        #expect(alone.inFile == 180 && served.inFile == alone.inFile)
+        #expect(alone.written == 300 && served.written == alone.written)
+        #expect(alone.inFile == 300 && served.inFile == alone.inFile)
     }
 
     /// A few hundred malformed requests, and clients that send nothing, get 400 and 408 (or a
@@ -121,14 +126,14 @@ import Testing
     @Test func malformedRequestsNeverEndTheRecording() async throws {
         let scratch = try RecordScratch()
         let port = try PreviewClient.freePort()
-        let served = try await Self.record(["--serve", "127.0.0.1:\(port)"], seconds: 12, name: "fuzzed", in: scratch) {
+        let served = try await Self.record(["--serve", "127.0.0.1:\(port)"], seconds: 20, name: "fuzzed", in: scratch) {
             base in
             let fuzz = try PreviewClient.run(["fuzz", base, "--count", "300"])
             let answers = try #require(fuzz["answers"] as? [String: Int])
             #expect(answers.values.reduce(0, +) == 302 && answers["400", default: 0] > 100)
             #expect(answers["408 silent"] == 2)
         }
-        #expect(served.written == 360 && served.dropped == 0 && served.inFile == 360)
+        #expect(served.written == 600 && served.dropped == 0 && served.inFile == 600, "\(served)")
     }
 
     /// A port in use is refused before anything is recorded (73, naming the address); an address
