@@ -225,6 +225,14 @@ def fuzz(args):
         if code not in ("400", "401", "404", "405", "408", "409", "closed"):
             raise Failure(f"{request[:60]!r} was answered {code}")
         answers[code] = answers.get(code, 0) + 1
+    # A head over the limit is answered 400, and the client gets to read it.
+    sock = socket.create_connection((parts.hostname, parts.port), timeout=10)
+    sock.sendall(b"GET / HTTP/1.1\r\nX-Long: " + b"a" * 20000 + b"\r\n\r\n")
+    reply = sock.recv(64)
+    sock.close()
+    if not reply.startswith(b"HTTP/1.0 400"):
+        raise Failure(f"a 20 kB header got {reply[:20]!r}, not 400")
+    answers["400 huge"] = 1
     # Silent clients: they connect and send nothing, or half a request line.
     silent = []
     for text in (b"", b"GET /sta"):

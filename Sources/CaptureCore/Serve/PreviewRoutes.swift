@@ -13,7 +13,9 @@ extension PreviewServer {
         let request: HTTPRequest
         switch reading {
         case .failure(let answer):
-            _ = Self.write(fd, answer.bytes)
+            // The rest of what it sent is read and dropped, so the client gets the answer rather
+            // than a reset for the bytes left unread.
+            if Self.write(fd, answer.bytes) { Self.drain(fd) }
             return
         case .success(let read): request = read
         }

@@ -183,6 +183,21 @@ public final class PreviewServer: @unchecked Sendable {
         return true
     }
 
+    /// Ends our side of the connection (`shutdown(SHUT_WR)`) and reads what the client still
+    /// sends, for a second and 64 KiB at most, so that closing does not reset the connection
+    /// before the client has read the answer.
+    static func drain(_ fd: Int32) {
+        shutdown(fd, Int32(SHUT_WR))
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        var left = 65536
+        let deadline = Date().addingTimeInterval(1)
+        while left > 0 && Date() < deadline {
+            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { return }
+            left -= count
+        }
+    }
+
     /// True when the client closed its side or the connection broke (a `recv` that peeks).
     static func clientLeft(_ fd: Int32) -> Bool {
         var byte: UInt8 = 0
