@@ -60,6 +60,13 @@ struct RecordCommand: Command {
             and counted, never queued without limit. A recording with only streams ends with exit \
             74 when none comes back in time. Stream keys, passphrases and user:password@ never \
             appear in messages or the summary: they show as ***.
+
+            Preview: --serve 127.0.0.1:8080 serves the first camera's live picture while \
+            recording, from the same capture: / (a page), /stream (MJPEG), /snapshot.jpg, \
+            /status.json, /events, POST /clip. Pictures are made only while someone watches, at \
+            --serve-rate and at most --serve-size (an MJPEG camera's pass as they came); a slow \
+            viewer loses pictures, never frames of the recording. An address other than loopback \
+            needs --serve-token; an address in use is exit 73 before anything is recorded.
             """,
         arguments: [
             ArgumentSpec(
