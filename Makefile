@@ -10,14 +10,14 @@ BUILD_PACKAGES = pkg-config libavdevice-dev libavformat-dev libavcodec-dev libsw
 	libswresample-dev libavutil-dev libasound2-dev libpulse-dev linux-libc-dev
 # Tests and the oracles they compare against: ffmpeg/ffprobe, v4l2-ctl, arecord, a PulseAudio
 # server, valgrind, nginx with its RTMP module and its TLS-ending stream module (the streaming
-# tests' server; openssl makes its certificate); the
-# guest suite's QEMU comes from Tests/VM/setup.
+# tests' server; openssl makes its certificate); chromium (the preview page's browser test);
+# ustreamer (the preview's benchmark); the guest suite's QEMU comes from Tests/VM/setup.
 # The manual page and completions: groff, man-db, zsh, fish, bash-completion; the package: dpkg-dev
 # (dpkg-shlibdeps), binutils (strip), lintian.
 TEST_PACKAGES = ffmpeg v4l-utils alsa-utils pulseaudio pulseaudio-utils libasound2-plugins valgrind util-linux \
 	python3 groff man-db zsh fish bash-completion dpkg-dev binutils lintian nginx libnginx-mod-rtmp \
 	libnginx-mod-stream openssl python3-gst-1.0 gir1.2-gst-rtsp-server-1.0 gstreamer1.0-plugins-good \
-	gstreamer1.0-plugins-bad
+	gstreamer1.0-plugins-bad chromium ustreamer
 PACKAGES = $(BUILD_PACKAGES) $(TEST_PACKAGES)
 
 # The Swift runtime, Dispatch and FoundationEssentials are linked into the binary

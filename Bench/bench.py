@@ -33,6 +33,8 @@ import loopback  # noqa: E402
 import several  # noqa: E402
 import jobs  # noqa: E402
 import preroll  # noqa: E402
+import preview  # noqa: E402
+import previewguest  # noqa: E402
 import live  # noqa: E402
 import measure  # noqa: E402
 import probe  # noqa: E402
@@ -247,7 +249,11 @@ def main():
     parser.add_argument("--several-rounds", type=int, default=3, help="rounds of job 9 in the guest (default: 3)")
     parser.add_argument("--baseline", metavar="PATH",
                         help="an earlier capture binary, measured beside this one in job 13 (CPU ratio against it)")
-    parser.add_argument("--jobs", default="1,2,3,3d,4,4v,5,6,7,8,9,10,11,12,13",
+    parser.add_argument("--preview-rounds", type=int, default=3,
+                        help="rounds of job 14, each 15 s with the preview off and on (default: 3)")
+    parser.add_argument("--preview-guest-rounds", type=int, default=3,
+                        help="rounds of job 15 in the guest, capture serve against ustreamer (default: 3)")
+    parser.add_argument("--jobs", default="1,2,3,3d,4,4v,5,6,7,8,9,10,11,12,13,14,15",
                         help="which jobs to run (default: 1,2,3,3d,4,4v,5,6,7,8,9,10,11)")
     parser.add_argument("--results", default=os.path.join(REPO, "bench-results"),
                         help="folder for the JSON results (default: bench-results)")
@@ -304,6 +310,9 @@ def main():
                    1 + options.live_rounds * len(live.MODES) * 2 * live.SECONDS // 60))
             data["live"] = live.run(capture, options.live_rounds, folder, log)
             data["live_summary"] = report.live_summary(data["live"])
+        if "14" in wanted:
+            data["preview"] = preview.run(capture, options.preview_rounds, folder, log)
+            data["preview_summary"] = preview.summary(data["preview"])
         if "10" in wanted:
             data["preroll"] = preroll.run(capture, folder, log)
             data["preroll_summary"] = preroll.summary(data["preroll"])
@@ -331,10 +340,17 @@ def main():
             % (options.several_rounds, 1 + options.several_rounds))
         data["several"] = several.run_on_host(capture, options.several_rounds, os.path.join(results, "guest-several"), REPO)
         data["several_summary"] = several.summary(data["several"])
+    if "15" in wanted:
+        log("job 15: an MJPEG camera served by capture serve and ustreamer in the QEMU guest, %d rounds "
+            "(about %d minutes)" % (options.preview_guest_rounds, 2 + options.preview_guest_rounds))
+        data["previewguest"] = previewguest.run_on_host(
+            capture, options.preview_guest_rounds, os.path.join(results, "guest-preview"), REPO)
+        data["previewguest_summary"] = previewguest.summary(data["previewguest"])
 
     text = report.render(data) + "".join(
         "\n" + line
-        for line in data.get("several_summary", []) + data.get("preroll_summary", []) + data.get("startup_summary", []))
+        for line in data.get("several_summary", []) + data.get("preroll_summary", []) + data.get("startup_summary", [])
+        + data.get("preview_summary", []) + data.get("previewguest_summary", []))
     print(text)
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     for name in ("bench-%s.json" % stamp, "latest.json"):
@@ -344,7 +360,7 @@ def main():
         f.write(text + "\n")
     log("results in %s/bench-%s.json (and latest.json, latest.txt)" % (results, stamp))
     failed = [j for j in data["jobs"] if j.get("error")] + [
-        data[k] for k in ("camera", "loopback", "several", "preroll", "startup") if data.get(k, {}).get("error")]
+        data[k] for k in ("camera", "loopback", "several", "preroll", "startup", "previewguest") if data.get(k, {}).get("error")]
     return 1 if failed else 0
 
 

@@ -39,7 +39,8 @@ def run(script, module, capture, rounds, folder, repo, timeout, result):
     if done.returncode != 0 and not results.get("error"):
         results["error"] = "the guest run failed (exit %d)" % done.returncode
     for name in os.listdir(folder):
-        if name != result:
+        # Folders (a job's input frames) are the job's own to remove.
+        if name != result and not os.path.isdir(os.path.join(folder, name)):
             os.unlink(os.path.join(folder, name))
     return results
 

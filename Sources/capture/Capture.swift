@@ -18,6 +18,7 @@ enum Capture {
     static var commands: [any Command.Type] {
         [
             ListCommand.self, ProbeCommand.self, ControlsCommand.self, RecordCommand.self, SnapshotCommand.self,
+            ServeCommand.self,
             MeterCommand.self,
         ]
     }

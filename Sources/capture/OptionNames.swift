@@ -52,6 +52,10 @@ enum OptionNames {
         case .trigger: "--trigger"
         case .triggerHold: "--trigger-hold"
         case .levelInterval: "--level-interval"
+        case .serve: "--serve"
+        case .serveRate: "--serve-rate"
+        case .serveSize: "--serve-size"
+        case .serveToken: "--serve-token"
         }
     }
 

@@ -60,6 +60,13 @@ struct RecordCommand: Command {
             and counted, never queued without limit. A recording with only streams ends with exit \
             74 when none comes back in time. Stream keys, passphrases and user:password@ never \
             appear in messages or the summary: they show as ***.
+
+            Preview: --serve 127.0.0.1:8080 serves the first camera's live picture while \
+            recording, from the same capture: / (a page), /stream (MJPEG), /snapshot.jpg, \
+            /status.json, /events, POST /clip. Pictures are made only while someone watches, at \
+            --serve-rate and at most --serve-size (an MJPEG camera's pass as they came); a slow \
+            viewer loses pictures, never frames of the recording. An address other than loopback \
+            needs --serve-token; an address in use is exit 73 before anything is recorded.
             """,
         arguments: [
             ArgumentSpec(
@@ -214,6 +221,24 @@ struct RecordCommand: Command {
                 help:
                     "With --json, print each microphone's level this often (0.1 s or more) as an audio_level line: peak and RMS per channel in dBFS, clipped samples."
             ),
+            .option(
+                "--serve", "host:port",
+                help:
+                    "While recording, serve a live preview over HTTP: / (a page), /stream (MJPEG), /snapshot.jpg, /status.json, /events, POST /clip; 127.0.0.1:8080 or :8080 for loopback."
+            ),
+            .option(
+                "--serve-rate", "fps", help: "Pictures per second the preview serves at most (0.1-60).", default: "5"),
+            .option(
+                "--serve-size", "W[xH]",
+                help:
+                    "Largest picture the preview encodes, shape kept (an MJPEG camera's own pictures pass as they are).",
+                default: "640 wide"),
+            .option(
+                "--serve-token", "token",
+                help: "A secret every preview request must carry (Bearer header or ?token=); needed beyond 127.0.0.1."),
+            .option(
+                "--serve-token-file", "file", help: "Read --serve-token from this file (its first line).",
+                kind: .file(extensions: [])),
             .flag("--quiet", help: "Print nothing but errors (and the --json summary)."),
             .verbose,
         ],
@@ -266,6 +291,7 @@ struct RecordCommand: Command {
         try options.readAudio(into: &request)
         try options.readOutputs(into: &request)
         try options.readControls(into: &request)
+        try options.readPreview(into: &request)
         json = arguments.flag("--json")
         quiet = arguments.flag("--quiet")
         if request.levelInterval != nil {

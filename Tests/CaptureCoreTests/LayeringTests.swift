@@ -6,10 +6,11 @@ import Testing
 @Suite struct LayeringTests {
     /// The folders of Sources/CaptureCore, lowest first: threads, clocks and logs; shared values
     /// and errors; devices, their modes and controls; FFmpeg's objects; the outputs; the plan;
-    /// the readers; the session that ties them; the snapshot and the meter beside it.
+    /// the readers; the preview server; the session that ties them; the snapshot and the meter
+    /// beside it.
     static let order = [
-        "Support", "Model", "Devices", "Modes", "Controls", "Media", "Outputs", "Planning", "Inputs", "Session",
-        "Snapshot", "Meter",
+        "Support", "Model", "Devices", "Modes", "Controls", "Media", "Outputs", "Planning", "Inputs", "Serve",
+        "Session", "Snapshot", "Meter",
     ]
 
     static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent()

@@ -91,6 +91,15 @@ final class Frame {
         pointer.pointee.flags & AV_FRAME_FLAG_CORRUPT != 0 || pointer.pointee.decode_error_flags != 0
     }
 
+    /// A picture of its own with this one's pixels and properties (`av_frame_get_buffer`,
+    /// `av_frame_copy`, `av_frame_copy_props`): it holds no buffer of the decoder's or a device's.
+    func copied() throws(FFmpegError) -> Frame {
+        let copy = try Frame(width: width, height: height, pixelFormat: pixelFormat)
+        try check(av_frame_copy(copy.pointer, pointer), "av_frame_copy")
+        try check(av_frame_copy_props(copy.pointer, pointer), "av_frame_copy_props")
+        return copy
+    }
+
     /// Drops the buffers and resets the fields, keeping the allocation (`av_frame_unref`).
     func unref() { av_frame_unref(pointer) }
 }

@@ -125,3 +125,11 @@ final class Packet: @unchecked Sendable {
     /// Drops the payload and resets the fields, keeping the allocation (`av_packet_unref`).
     func unref() { av_packet_unref(pointer) }
 }
+
+extension Packet {
+    /// A copy of the payload.
+    var bytes: [UInt8] {
+        guard size > 0, let data = pointer.pointee.data else { return [] }
+        return Array(UnsafeBufferPointer(start: data, count: size))
+    }
+}

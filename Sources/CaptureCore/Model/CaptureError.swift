@@ -20,6 +20,9 @@ public enum CaptureError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A server to stream to cannot be reached or refuses the stream at the start (exit 69).
     /// `subject` is the URL with its secrets replaced by `***`.
     case unreachable(subject: String, reason: String)
+    /// The preview server cannot listen at `address` (`HOST:PORT`): the port is in use, or the
+    /// address is not this machine's (exit 73). Found before any device opens.
+    case cannotListen(address: String, reason: String)
     /// The output file exists and overwriting was not asked for (exit 73).
     case outputExists(path: String)
     /// The output file cannot be created (exit 73).
@@ -42,7 +45,7 @@ public enum CaptureError: Error, Equatable, Sendable, CustomStringConvertible {
         case .usage, .plan: .usage
         case .deviceNotFound, .wrongKind, .fileNotFound: .notFound
         case .notSupported, .unreachable: .unavailable
-        case .outputExists, .cannotCreate: .cannotCreate
+        case .outputExists, .cannotCreate, .cannotListen: .cannotCreate
         case .io: .ioError
         case .busy: .busy
         case .permissionDenied: .permissionDenied
@@ -81,6 +84,9 @@ public enum CaptureError: Error, Equatable, Sendable, CustomStringConvertible {
             return "\(device): \(reason)"
         case .unreachable(let subject, let reason):
             return "\(subject): cannot stream there: \(reason)"
+        case .cannotListen(let address, let reason):
+            return
+                "\(address): cannot serve the preview there: \(reason); choose another address or port with \(.serve)"
         case .outputExists(let path):
             return "\(path): file exists; use \(.force) to overwrite it or choose another name"
         case .cannotCreate(let path, let reason):

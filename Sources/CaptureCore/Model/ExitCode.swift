@@ -31,7 +31,8 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
             "the device cannot do what was asked (format, size, rate, channels), or its sound server is not "
                 + "running, or a server to stream to cannot be reached or refuses the stream at the start, "
                 + "or the hardware encoder asked for (--encoder) has no device or does not open"
-        case .cannotCreate: "the output exists (without --force) or cannot be created"
+        case .cannotCreate:
+            "the output exists (without --force) or cannot be created, or the preview server's address is in use"
         case .ioError:
             "I/O error while recording (device lost or stalled, disk full); the file is finalized up to there; "
                 + "or a recording with only streams whose connection did not come back within --reconnect-timeout"

@@ -30,6 +30,8 @@ public enum RequestOption: String, Sendable, Hashable, CaseIterable {
     case preRoll, postRoll, preRollSize, maxClip, trigger, triggerHold
     /// Audio levels as JSON lines.
     case levelInterval
+    /// The preview server: its address, its picture rate and size, its token.
+    case serve, serveRate, serveSize, serveToken
 
     /// The words a message uses when nobody names the options: "the frame limit".
     public var plainName: String {
@@ -81,6 +83,10 @@ public enum RequestOption: String, Sendable, Hashable, CaseIterable {
         case .trigger: "a clip trigger"
         case .triggerHold: "the level trigger's hold time"
         case .levelInterval: "the level interval"
+        case .serve: "the preview server's address"
+        case .serveRate: "the preview's picture rate"
+        case .serveSize: "the preview's picture size"
+        case .serveToken: "the preview server's token"
         }
     }
 }

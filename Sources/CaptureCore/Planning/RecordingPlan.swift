@@ -57,6 +57,8 @@ public struct RecordingPlan: Sendable {
     public internal(set) var levelInterval: Double? = nil
     /// Event clips with pre-roll instead of one file; nil: none.
     public internal(set) var clips: ClipPlan? = nil
+    /// The preview server, as the request gave it; nil: none.
+    public internal(set) var preview: PreviewSettings? = nil
 
     /// The camera or video source and what becomes of its frames.
     public struct Video: Sendable {

@@ -108,7 +108,8 @@ public enum RecordingPlanner {
             },
             playlist: try playlist(request, outputs: outputs), streamCamera: request.streamCamera ?? 0,
             streamMicrophone: request.streamMicrophone ?? 0, deviceFiles: deviceFiles,
-            levelInterval: request.levelInterval, clips: try clips(request, outputs: outputs))
+            levelInterval: request.levelInterval, clips: try clips(request, outputs: outputs),
+            preview: request.preview)
     }
 
     /// Refuses a segment length under 1 s (a cut waits for the last frames of the segment before

@@ -90,6 +90,9 @@ public struct RecordingRequest: Sendable {
     public var utc = false
     /// Seconds between each microphone's `audio_level` events; nil: none.
     public var levelInterval: Double?
+    /// A preview server while recording (`PreviewServer`): the first camera's live picture and
+    /// the progress numbers over HTTP; nil: none.
+    public var preview: PreviewSettings?
     /// Event clips: seconds of packets kept in memory before a trigger; nil: no clips, the
     /// recording goes to `output` as one file (or segments). With it, `output` is the clips'
     /// template (`ClipPlan`), and the session takes SIGUSR1 as a trigger for the rest of the

@@ -89,6 +89,7 @@ extension RecordingSession {
         let taken = triggers.take()
         for line in taken.warnings { onWarning(line) }
         for reason in taken.reasons { try outputs.trigger(at: time, reason: reason) }
+        for _ in 0..<previewClipRequests { try outputs.trigger(at: time, reason: "http") }
         for audio in tracks.compactMap(\.audio) {
             for at in audio.meter.takeTriggers() { try outputs.trigger(at: at, reason: "level") }
         }

@@ -194,12 +194,13 @@ struct RecordingLoop {
             do { try s.outputs.flush() } catch { throw LoopEnd(error: error, writing: true) }
             if let lost = s.reportOutputs() { throw LoopEnd(error: lost) }
         }
-        if let onProgress = s.onProgress,
+        if s.onProgress != nil || s.preview != nil,
             let snapshot = progress.tick(
                 now: now, cameras: s.tracks.compactMap(\.video), microphones: s.tracks.compactMap(\.audio),
                 bytes: s.bytesWritten)
         {
-            onProgress(snapshot)
+            s.onProgress?(snapshot)
+            s.publishProgress(snapshot)
         }
     }
 

@@ -37,6 +37,9 @@ public final class RecordingSession {
     var lostCameraControls: ControlReport?
     /// SIGUSR1 and standard input, with event clips; nil without.
     let clipTriggers: ClipTriggers?
+    /// The preview server (`RecordingPlan.preview`), listening from `init` on and serving from
+    /// `run` until the recording has ended; nil without one.
+    public let preview: PreviewServer?
 
     /// Prepares the outputs' muxers (`avformat_alloc_output_context2`); no device opens, no file
     /// is created and no stream connects yet.
@@ -44,10 +47,14 @@ public final class RecordingSession {
     /// - Parameters:
     ///   - plan: what to record (`RecordingPlanner`).
     ///   - stop: raised by a signal handler or by code to end the recording cleanly.
-    /// - Throws: `.failed` when FFmpeg has no such muxer.
+    /// With a preview, its address is taken here (`PreviewServer.init`), before any device opens.
+    ///
+    /// - Throws: `.failed` when FFmpeg has no such muxer; the preview server's errors
+    ///   (`.cannotListen`, 73; `.usage`, 64, for an address beyond loopback without a token).
     public init(plan: RecordingPlan, stop: StopSignal) throws(CaptureError) {
         self.plan = plan
         self.stop = stop
+        if let settings = plan.preview { preview = try PreviewServer(settings: settings) } else { preview = nil }
         outputs = try OutputFactory.outputs(for: plan)
         clipTriggers = plan.clips.map { ClipTriggers(standardInput: $0.fromStandardInput) }
     }
@@ -69,9 +76,12 @@ public final class RecordingSession {
         guard !ran else { throw .failed("\(plan.output): this session has recorded already; make a new one") }
         ran = true
         defer { tearDown() }
+        startPreview()
         do {
             try open()
-            return try RecordingLoop(session: self).run()
+            let outcome = try RecordingLoop(session: self).run()
+            if case .recorded(let result) = outcome { finishPreview(result.summary) }
+            return outcome
         } catch {
             // A stop during start-up interrupts FFmpeg's opens and reads with errors of their own;
             // before the file exists, that is a stop with nothing recorded, not a failure.
@@ -98,6 +108,7 @@ public final class RecordingSession {
         for reader in readers { reader.close() }
         outputs.close(timeout: 1)
         restoreControls()
+        preview?.stop()
     }
 
     /// Sets the camera's controls and opens each device with its chain.
@@ -122,6 +133,7 @@ public final class RecordingSession {
                 anywhere: cameras.allSatisfy { $0.video?.copies == false || $0.input.isIntraOnly })
         }
         for audio in plan.audios { tracks.append(try openAudio(audio)) }
+        connectPreview()
         // Streams connect before any file exists: a server that cannot be reached leaves none.
         try outputs.connect(stop: stop.interrupt)
     }

@@ -31,7 +31,7 @@ final class VideoPath {
     private(set) var skippedAtStart = 0
     /// MJPEG: a frame without its start and end markers was cut short on the way (players choke
     /// on it, a decoder shows half a picture).
-    private let checksJPEGMarkers: Bool
+    let checksJPEGMarkers: Bool
     /// When the last frame the path judged, and the last one it could use (not damaged, within
     /// the recording's times), arrived from the device, on the session clock; nil before the
     /// first. A camera that sends only frames nothing can use is stalled as surely as a silent
@@ -73,6 +73,9 @@ final class VideoPath {
     /// it came); true when a segment starts there, and an encoded frame is then made a keyframe.
     var cutPoint: ((Int64) throws(CaptureError) -> Bool)?
 
+    /// The preview's pictures are taken from this camera's frames (`VideoPath+Preview`); nil: none.
+    var preview: PreviewHub?
+
     /// The payload size of a raw input frame that is written exactly as it came (`VideoCodec.raw` with
     /// the camera's own size and pixel format); nil when frames must be decoded and converted.
     var passThroughSize: Int?
@@ -98,12 +101,6 @@ final class VideoPath {
     /// The end of the last frame written, microseconds from the start; nil before the first.
     var endOfLastFrame: Int64? {
         tally.lastSlot.map { Rescale.microseconds(ofSlot: max($0, heldSlot ?? $0) + 1, rate: rate) }
-    }
-
-    /// Frames per second measured between the first and last frame's capture times.
-    var measuredRate: Double? {
-        guard let firstTime, let lastTime, written > 1, lastTime > firstTime else { return nil }
-        return Double(written - 1) * 1e6 / Double(lastTime - firstTime)
     }
 
     /// Notes packets the queue discarded because the loop fell behind.
@@ -221,6 +218,7 @@ final class VideoPath {
             if encoder == nil { awaitingKeyframe = true }
             return
         }
+        if checksJPEGMarkers { offerPreview(jpeg: packet, time: time) }
         let previousUsable = lastUsableArrival
         lastUsableArrival = arrival
         // A frame stamped with the very instant of the last one written is that capture again
@@ -281,6 +279,7 @@ final class VideoPath {
                 tally.countCorrupt()
                 continue
             }
+            if !checksJPEGMarkers { offerPreview(frame, time: time) }
             // A decoder with a delay (H.264 with reordering) may give two pictures for one
             // packet; the second takes the next slot if it can.
             guard let slot = next ?? place(time) else {

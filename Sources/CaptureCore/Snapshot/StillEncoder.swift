@@ -41,11 +41,3 @@ final class StillEncoder {
         return packet.bytes
     }
 }
-
-extension Packet {
-    /// A copy of the payload.
-    var bytes: [UInt8] {
-        guard size > 0, let data = pointer.pointee.data else { return [] }
-        return Array(UnsafeBufferPointer(start: data, count: size))
-    }
-}

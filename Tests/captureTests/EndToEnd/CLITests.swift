@@ -63,7 +63,9 @@ import Testing
     }
 
     /// The README's synopses name every option the commands take.
-    @Test(arguments: ["list", "probe", "controls", "record", "meter"]) func readmeSynopsisNamesVerbose(command: String)
+    @Test(arguments: ["list", "probe", "controls", "record", "serve", "meter"]) func readmeSynopsisNamesVerbose(
+        command: String
+    )
         throws
     {
         let readme = try String(
