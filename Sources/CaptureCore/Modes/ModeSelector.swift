@@ -13,14 +13,18 @@ public struct VideoRequest: Hashable, Sendable {
     public var inputFormat: String?
     /// Only compressed formats qualify: their packets are written as they come.
     public var copy: Bool
+    /// MMAP buffers for a camera read by capture's own V4L2 reader; nil: its default.
+    public var buffers: Int? = nil
 
     public init(
-        frameSize: FrameDimensions? = nil, frameRate: Rational? = nil, inputFormat: String? = nil, copy: Bool = false
+        frameSize: FrameDimensions? = nil, frameRate: Rational? = nil, inputFormat: String? = nil, copy: Bool = false,
+        buffers: Int? = nil
     ) {
         self.frameSize = frameSize
         self.frameRate = frameRate
         self.inputFormat = inputFormat
         self.copy = copy
+        self.buffers = buffers
     }
 }
 

@@ -36,9 +36,9 @@ struct InputSource: Sendable {
 
     /// A camera that only capture's own V4L2 reader can record: one that captures through the
     /// multiplanar API only, which FFmpeg 5.1's v4l2 input lacks.
-    private static func nativeCamera(_ device: Device, kind: Device.Kind, path: String, mode: VideoMode)
-        -> InputSource
-    {
+    private static func nativeCamera(
+        _ device: Device, kind: Device.Kind, path: String, mode: VideoMode, buffers: Int?
+    ) -> InputSource {
         var source = InputSource(
             device: device, kind: kind, format: nativeFormat, url: path, options: [:], live: true, clock: nil,
             frameRate: mode.frameRate)
@@ -47,7 +47,7 @@ struct InputSource: Sendable {
         source.native = V4L2Stream.Request(
             path: path, fourcc: mode.fourcc, width: mode.width, height: mode.height,
             frameRate: mode.rateFromInput ? nil : mode.frameRate, multiplanar: mode.multiplanar,
-            buffers: NativeV4L2Formats.bufferCount(requested: nil, rate: mode.frameRate))
+            buffers: NativeV4L2Formats.bufferCount(requested: buffers, rate: mode.frameRate))
         return source
     }
 
@@ -80,7 +80,14 @@ struct InputSource: Sendable {
             let path = device.v4l2?.path ?? device.name
             guard let camera else { throw .failed("\(path): the camera's modes were not probed") }
             let mode = try ModeSelector.select(video, from: camera)
-            if mode.multiplanar { return nativeCamera(device, kind: kind, path: path, mode: mode) }
+            if mode.multiplanar {
+                return nativeCamera(device, kind: kind, path: path, mode: mode, buffers: video.buffers)
+            }
+            if video.buffers != nil {
+                throw .usage(
+                    "\(path): \(.buffers) applies to multiplanar-only cameras, which capture reads itself; "
+                        + "FFmpeg's v4l2 input, which reads this camera, chooses its own")
+            }
             var options = ["input_format": mode.inputFormat, "video_size": "\(mode.width)x\(mode.height)"]
             if let rate = mode.frameRate, !mode.rateFromInput { options["framerate"] = rate.description }
             var source = InputSource(
