@@ -96,7 +96,8 @@ extension RecordingSession {
             frameRateDelivered: path.deliveredRate.map { ($0 * 1000).rounded() / 1000 },
             framesWritten: path.written,
             framesDropped: .init(
-                late: path.late, corrupt: path.corrupt, gaps: deviceLosses == nil ? path.gaps : 0,
+                late: path.late, corrupt: path.corrupt,
+                gaps: deviceLosses == nil ? path.gaps : linkReports.missingWhileAway[video.lane] ?? 0,
                 device: deviceLosses),
             framesSkippedAtStart: path.skippedAtStart,
             framesDuplicated: path.fillsEmptySlots || path.duplicated > 0 ? path.duplicated : nil,
