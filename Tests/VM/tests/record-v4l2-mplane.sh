@@ -5,7 +5,7 @@
 # planes sit in separate buffers included), each picture byte for byte what v4l2-ctl
 # --stream-mmap --stream-to writes for the same mode. vivid's picture is held still (no text
 # overlay, no movement), so any one frame stands for all and the comparison does not depend on
-# which frame either program caught.
+# which frame either program caught. probe shows the memory planes and the buffer counts.
 # module: vivid n_devs=1 node_types=0x1 vid_cap_nr=10 multiplanar=2
 # timeout: 600
 set -euo pipefail
@@ -79,6 +79,21 @@ while read -r name pixfmt; do
     check "$fourcc: 4 pictures, each what v4l2-ctl streams" same_picture "$fourcc" "$stored" "$out/$name.raw" "$out/$name.v4l2"
     rm -f "$out/$name".*
 done <<<"$formats"
+
+# probe: the current format's memory planes as v4l2-ctl reports them, and the buffer counts.
+v4l2-ctl -d $cam -v width=320,height=180,pixelformat=NM12
+check_eq "probe NM12: exit 0" 0 "$(run probe-nm12 "$CAPTURE" probe --json $cam)"
+want=$(v4l2-ctl -d $cam -V | awk '/Bytes per Line/ { b = $NF } /Size Image/ { print b, $NF }')
+got=$(json "$VM_OUT/probe-nm12.out" \
+    "[str(p['bytes_per_line']) + ' ' + str(p['size_image']) for p in d['camera']['current']['planes']]")
+check_eq "probe NM12: two memory planes, as v4l2-ctl -V reports them" "$want" "$got"
+check_eq "probe NM12: two of them" 2 "$(wc -l <<<"$got")"
+fewest=$(json "$VM_OUT/probe-nm12.out" "d['camera']['buffer_count']['min']")
+check_eq "probe: at most 32 buffers" 32 "$(json "$VM_OUT/probe-nm12.out" "d['camera']['buffer_count']['max']")"
+check "probe: at least 1 to 4 buffers ($fewest)" test "$fewest" -ge 1 -a "$fewest" -le 4
+check_eq "probe (text): exit 0" 0 "$(run probe-text "$CAPTURE" probe $cam)"
+check "probe (text): two memory planes" grep -q "Memory planes *: 2 (" "$VM_OUT/probe-text.out"
+check "probe (text): the buffer counts" grep -q "Buffers *: $fewest to 32" "$VM_OUT/probe-text.out"
 
 v4l2-ctl -d $cam -c osd_text_mode=0
 rm -rf "$out"
