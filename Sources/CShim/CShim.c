@@ -36,6 +36,14 @@ const unsigned long CShim_VIDIOC_S_EXT_CTRLS = VIDIOC_S_EXT_CTRLS;
 const unsigned long CShim_VIDIOC_TRY_EXT_CTRLS = VIDIOC_TRY_EXT_CTRLS;
 const unsigned long CShim_VIDIOC_G_INPUT = VIDIOC_G_INPUT;
 const unsigned long CShim_VIDIOC_ENUMINPUT = VIDIOC_ENUMINPUT;
+const unsigned long CShim_VIDIOC_S_FMT = VIDIOC_S_FMT;
+const unsigned long CShim_VIDIOC_S_PARM = VIDIOC_S_PARM;
+const unsigned long CShim_VIDIOC_QUERYBUF = VIDIOC_QUERYBUF;
+const unsigned long CShim_VIDIOC_QBUF = VIDIOC_QBUF;
+const unsigned long CShim_VIDIOC_DQBUF = VIDIOC_DQBUF;
+const unsigned long CShim_VIDIOC_STREAMON = VIDIOC_STREAMON;
+const unsigned long CShim_VIDIOC_SUBSCRIBE_EVENT = VIDIOC_SUBSCRIBE_EVENT;
+const unsigned long CShim_VIDIOC_DQEVENT = VIDIOC_DQEVENT;
 
 // Set once at start-up, before any library call can log; read from any thread afterwards.
 static CShim_log_sink av_sink;

@@ -44,6 +44,10 @@ enum CameraProbeText {
         if let current = probe.current {
             let rate = current.frameRate.map { " at \(fps($0))" } ?? ""
             field("Current format", "'\(current.fourcc)' \(current.width)x\(current.height)\(rate)")
+            if let planes = current.planes, !planes.isEmpty { field("Memory planes", planesText(planes)) }
+        }
+        if let buffers = probe.bufferCount {
+            field("Buffers", "\(buffers.min) to \(buffers.max)")
         }
 
         out += "\nHighest frame rate per frame size:\n"
@@ -92,6 +96,12 @@ enum CameraProbeText {
     }
 
     /// "30, 15, 7.5 fps" (exact intervals shown as fractions when the rate is not a round number).
+    /// "2 (320 bytes per line, 57600 bytes; 320 bytes per line, 28800 bytes)".
+    static func planesText(_ planes: [PlaneLayout]) -> String {
+        let each = planes.map { "\($0.bytesPerLine) bytes per line, \($0.sizeImage) bytes" }
+        return "\(planes.count) (\(each.joined(separator: "; ")))"
+    }
+
     static func ratesText(_ intervals: FrameIntervals, current: Rational?) -> String {
         switch intervals.type {
         case .discrete:

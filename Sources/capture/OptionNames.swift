@@ -25,6 +25,7 @@ enum OptionNames {
         case .frameLimit: "--frames"
         case .force: "--force"
         case .stallTimeout: "--stall-timeout"
+        case .buffers: "--buffers"
         case .control: "--control"
         case .controlsProfile: "--controls-from"
         case .restoreControls: "--restore-controls"

@@ -201,6 +201,10 @@ struct RecordCommand: Command {
             .option("--duration", "seconds", help: "Stop after this many seconds."),
             .option("--frames", "n", help: "Stop after exactly this many video frames."),
             .option(
+                "--buffers", "n",
+                help: "Buffers to ask of a multiplanar-only camera, 2-32; the driver may give another count.",
+                default: "half a second at the camera's rate"),
+            .option(
                 "--stall-timeout", "seconds",
                 help: "End with exit 74 when a device sends nothing for this long (with --reconnect, wait for it).",
                 default: "5"),

@@ -122,7 +122,9 @@ extension RecordCommand {
         let d = v.framesDropped
         out +=
             "         \(v.framesWritten) frames written, \(d.total) dropped "
-            + "(\(d.late) late, \(d.corrupt) corrupt, \(d.gaps) in gaps), starts at \(String(cFormat: "%.3f", v.start)) s\n"
+            + "(\(d.late) late, \(d.corrupt) corrupt, "
+            + (d.device.map { "\($0) lost by the device" } ?? "\(d.gaps) in gaps")
+            + "), starts at \(String(cFormat: "%.3f", v.start)) s\n"
         if let duplicated = v.framesDuplicated, duplicated > 0 {
             out +=
                 "         \(duplicated) frame\(duplicated == 1 ? "" : "s") repeated to fill the slots the camera left empty "

@@ -27,6 +27,14 @@ extern const unsigned long CShim_VIDIOC_S_EXT_CTRLS;
 extern const unsigned long CShim_VIDIOC_TRY_EXT_CTRLS;
 extern const unsigned long CShim_VIDIOC_G_INPUT;
 extern const unsigned long CShim_VIDIOC_ENUMINPUT;
+extern const unsigned long CShim_VIDIOC_S_FMT;
+extern const unsigned long CShim_VIDIOC_S_PARM;
+extern const unsigned long CShim_VIDIOC_QUERYBUF;
+extern const unsigned long CShim_VIDIOC_QBUF;
+extern const unsigned long CShim_VIDIOC_DQBUF;
+extern const unsigned long CShim_VIDIOC_STREAMON;
+extern const unsigned long CShim_VIDIOC_SUBSCRIBE_EVENT;
+extern const unsigned long CShim_VIDIOC_DQEVENT;
 
 /// Receives one formatted log line (without its trailing newline) from FFmpeg or libasound.
 typedef void (*CShim_log_sink)(int level, const char *line);

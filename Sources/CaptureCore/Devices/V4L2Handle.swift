@@ -56,10 +56,13 @@ final class V4L2Handle {
             let count = readlink(folder + "/" + name, &buffer, buffer.count - 1)
             guard count > 0, String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self) == device
             else { continue }
-            // Only the descriptor that streams may stop it; the others answer EBUSY.
-            var type = Int32(1)  // V4L2_BUF_TYPE_VIDEO_CAPTURE
-            if withUnsafeMutablePointer(to: &type, { CShim_ioctl(fd, CShim_VIDIOC_STREAMOFF, $0) }) == 0 {
-                stopped = true
+            // Only the descriptor that streams may stop it; the others answer EBUSY. A
+            // multiplanar camera streams the multiplanar buffer type, the others the plain one.
+            for bufferType in [V4L2_BUF_TYPE_VIDEO_CAPTURE, V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE] {
+                var type = Int32(bitPattern: bufferType.rawValue)
+                if withUnsafeMutablePointer(to: &type, { CShim_ioctl(fd, CShim_VIDIOC_STREAMOFF, $0) }) == 0 {
+                    stopped = true
+                }
             }
         }
         return stopped
@@ -79,14 +82,17 @@ final class V4L2Handle {
     /// otherwise. Lets a recording find a busy camera before it spends time on anything else.
     static func isStreamedElsewhere(path: String) -> Bool {
         guard let handle = try? V4L2Handle(path: path) else { return false }
-        var request = v4l2_requestbuffers()
-        request.count = 0
-        request.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
-        request.memory = V4L2_MEMORY_MMAP.rawValue
-        do {
-            try handle.ioctl(CShim_VIDIOC_REQBUFS, "VIDIOC_REQBUFS", &request)
-        } catch {
-            return error.errno == .busy
+        // A multiplanar-only camera refuses the plain buffer type (EINVAL): each type is asked.
+        for type in [V4L2_BUF_TYPE_VIDEO_CAPTURE, V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE] {
+            var request = v4l2_requestbuffers()
+            request.count = 0
+            request.type = type.rawValue
+            request.memory = V4L2_MEMORY_MMAP.rawValue
+            do {
+                try handle.ioctl(CShim_VIDIOC_REQBUFS, "VIDIOC_REQBUFS", &request)
+            } catch {
+                if error.errno == .busy { return true }
+            }
         }
         return false
     }

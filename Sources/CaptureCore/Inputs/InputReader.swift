@@ -116,6 +116,7 @@ final class InputReader: @unchecked Sendable {
                 continue
             }
             guard packet.streamIndex == streamIndex else { continue }
+            if let lost = current!.framesLostByDevice { deviceLosses.withLock { $0.current = lost } }
             let item = stamped(packet)
             if coalescer != nil {
                 do {
@@ -144,6 +145,10 @@ final class InputReader: @unchecked Sendable {
             return nil
         }
         failedReads.withLock { $0.current = nil }
+        deviceLosses.withLock { losses in
+            if let current = losses.current { losses.closed = (losses.closed ?? 0) + current }
+            losses.current = nil
+        }
         input = nil
         current = nil
         switch waitForReturn(reconnect, reason: reason) {
@@ -236,6 +241,20 @@ final class InputReader: @unchecked Sendable {
         }
         usleep(ReadRetry.pause)
         return true
+    }
+
+    /// Frames the device lost by its buffers' sequence numbers: in the inputs let go of after a
+    /// loss, and in the one read now; each nil until a driver numbered its buffers.
+    private let deviceLosses = Mutex<(closed: Int?, current: Int?)>((nil, nil))
+
+    /// Frames the device lost by its buffers' sequence numbers over the recording, through every
+    /// reconnect (`InputContainer.framesLostByDevice`); nil when it was read through FFmpeg or
+    /// its driver does not number its buffers. Any thread.
+    var framesLostByDevice: Int? {
+        deviceLosses.withLock { losses in
+            guard losses.closed != nil || losses.current != nil else { return nil }
+            return (losses.closed ?? 0) + (losses.current ?? 0)
+        }
     }
 
     /// The run of failed reads going on, and the runs that ended since the loop last asked.

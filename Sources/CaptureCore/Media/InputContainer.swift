@@ -63,7 +63,58 @@ final class InputContainer: @unchecked Sendable {
         self.unusedOptions = unused
         let demuxer = repairedString(context.pointee.iformat.pointee.name) ?? ""
         lendsDeviceBuffers = demuxer.split(separator: ",").contains("v4l2")
+        camera = nil
     }
+
+    /// A camera read by capture's own V4L2 reader (`V4L2Stream`), described as FFmpeg's v4l2
+    /// input describes its one stream: rawvideo of the format's pixel format (or the camera's
+    /// codec), the camera's size and rate, a time base of microseconds. The context has no
+    /// demuxer; `read` takes its packets from `camera`.
+    ///
+    /// Wraps `avformat_alloc_context` and `avformat_new_stream`.
+    /// - Throws: `FFmpegError` (ENOMEM, or ENOSYS for a format FFmpeg does not know).
+    init(camera: V4L2Stream, interrupt: InterruptFlag?) throws(FFmpegError) {
+        guard let allocated = avformat_alloc_context() else {
+            throw FFmpegError(CFFmpeg_AVERROR(ENOMEM), call: "avformat_alloc_context")
+        }
+        guard let stream = avformat_new_stream(allocated, nil) else {
+            avformat_free_context(allocated)
+            throw FFmpegError(CFFmpeg_AVERROR(ENOMEM), call: "avformat_new_stream")
+        }
+        let parameters = stream.pointee.codecpar!
+        parameters.pointee.codec_type = AVMEDIA_TYPE_VIDEO
+        if camera.entry.compressed {
+            parameters.pointee.codec_id =
+                avcodec_find_decoder_by_name(camera.entry.name)?.pointee.id ?? AV_CODEC_ID_NONE
+        } else {
+            parameters.pointee.codec_id = AV_CODEC_ID_RAWVIDEO
+            parameters.pointee.format = av_get_pix_fmt(camera.entry.name).rawValue
+        }
+        guard parameters.pointee.codec_id != AV_CODEC_ID_NONE else {
+            avformat_free_context(allocated)
+            throw FFmpegError(CFFmpeg_AVERROR(ENOSYS), call: "avcodec_find_decoder_by_name(\(camera.entry.name))")
+        }
+        parameters.pointee.width = Int32(camera.request.width)
+        parameters.pointee.height = Int32(camera.request.height)
+        stream.pointee.time_base = AVRational(num: 1, den: 1_000_000)
+        if let rate = camera.request.frameRate {
+            stream.pointee.avg_frame_rate = AVRational(num: Int32(rate.numerator), den: Int32(rate.denominator))
+            stream.pointee.r_frame_rate = stream.pointee.avg_frame_rate
+        }
+        self.context = allocated
+        self.url = camera.request.path
+        self.interrupt = interrupt
+        self.unusedOptions = []
+        self.lendsDeviceBuffers = false
+        self.camera = camera
+    }
+
+    /// The camera read by capture's own V4L2 reader; nil for an input opened through FFmpeg.
+    private let camera: V4L2Stream?
+
+    /// Frames the camera lost by its buffers' sequence numbers (`V4L2Stream.framesLost`); nil
+    /// for an input read through FFmpeg or a driver that does not number its buffers.
+    var framesLostByDevice: Int? { camera?.framesLost }
 
     /// True when packets point into the device's own buffers (FFmpeg's v4l2 input maps them), so
     /// each packet must keep the input open (`DeviceBufferLease`).
@@ -73,6 +124,7 @@ final class InputContainer: @unchecked Sendable {
     let unusedOptions: [String]
 
     deinit {
+        guard camera == nil else { return avformat_free_context(context) }
         var pointer: UnsafeMutablePointer<AVFormatContext>? = context
         avformat_close_input(&pointer)
     }
@@ -80,6 +132,8 @@ final class InputContainer: @unchecked Sendable {
     /// Reads packets to fill in stream parameters a demuxer leaves open, such as a lavfi graph's
     /// frame rate (`avformat_find_stream_info`). The packets read stay queued for `read`.
     func findStreamInfo() throws(FFmpegError) {
+        // Without a demuxer there is nothing to read ahead: the stream is described in full.
+        guard camera == nil else { return }
         try check(avformat_find_stream_info(context, nil), "avformat_find_stream_info")
     }
 
@@ -172,6 +226,7 @@ final class InputContainer: @unchecked Sendable {
     /// - Throws: `FFmpegError`; `AVERROR_EXIT` once the interrupt flag is raised.
     func read(into packet: Packet) throws(FFmpegError) -> Bool {
         packet.unref()
+        if let camera { return try camera.read(into: packet, interrupt: interrupt) }
         while true {
             let code = av_read_frame(context, packet.pointer)
             if code >= 0 {

@@ -8,6 +8,8 @@ public enum RequestOption: String, Sendable, Hashable, CaseIterable {
     /// The H.264 encoder: x264 or a hardware one.
     case encoder
     case sampleRate, channels, audioCodec, sampleFormat, duration, frameLimit, force, stallTimeout
+    /// The MMAP buffers asked of a camera read by capture's own V4L2 reader.
+    case buffers
     case control, controlsProfile, restoreControls
     /// Waiting for a device that is not there yet.
     case wait
@@ -56,6 +58,7 @@ public enum RequestOption: String, Sendable, Hashable, CaseIterable {
         case .frameLimit: "the frame limit"
         case .force: "the option to overwrite"
         case .stallTimeout: "the stall timeout"
+        case .buffers: "the buffer count"
         case .control: "a control setting"
         case .controlsProfile: "a controls profile"
         case .restoreControls: "restoring the controls"

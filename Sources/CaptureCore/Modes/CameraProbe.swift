@@ -24,6 +24,9 @@ public struct CameraProbe: Codable, Hashable, Sendable {
     public var current: CurrentMode?
     /// The controls (VIDIOC_QUERY_EXT_CTRL), disabled ones left out.
     public var controls: [CameraControl]
+    /// How many buffers the camera streams with; nil when it could not be asked (another program
+    /// streams it) or keeps no MMAP buffers.
+    public var bufferCount: BufferCountRange? = nil
 
     public init(
         path: String, driver: String, card: String, busInfo: String, capabilities: [String],
@@ -93,7 +96,8 @@ public struct CameraFormat: Codable, Hashable, Sendable {
     public var description: String
     /// The name FFmpeg's v4l2 input takes as `input_format` for this format: a pixel format for
     /// raw video ("yuyv422", "nv12"), a codec for compressed video ("mjpeg", "h264"); nil when
-    /// FFmpeg's v4l2 input cannot capture it.
+    /// FFmpeg's v4l2 input cannot capture it. For a multiplanar format, the name capture's own
+    /// V4L2 reader records it as (NV12M as "nv12"), nil when it cannot.
     public var ffmpegName: String?
     /// True for compressed formats (MJPEG, H.264), `V4L2_FMT_FLAG_COMPRESSED`.
     public var compressed: Bool
@@ -215,12 +219,16 @@ public struct CurrentMode: Codable, Hashable, Sendable {
     /// The frame rate from VIDIOC_G_PARM (`timeperframe` inverted); nil when the driver does not
     /// report one.
     public var frameRate: Rational?
+    /// The memory planes of one buffer in this mode, as VIDIOC_G_FMT lays them out: one for a
+    /// contiguous format, one per plane for NV12M and the like.
+    public var planes: [PlaneLayout]?
 
-    public init(fourcc: String, width: Int, height: Int, frameRate: Rational?) {
+    public init(fourcc: String, width: Int, height: Int, frameRate: Rational?, planes: [PlaneLayout]? = nil) {
         self.fourcc = fourcc
         self.width = width
         self.height = height
         self.frameRate = frameRate
+        self.planes = planes
     }
 
     public var size: FrameDimensions { FrameDimensions(width: width, height: height) }
@@ -284,5 +292,31 @@ public struct MenuEntry: Codable, Hashable, Sendable {
         self.index = index
         self.name = name
         self.value = value
+    }
+}
+
+/// One memory plane of a camera's buffer (`v4l2_plane_pix_format`, or the single-planar
+/// `v4l2_pix_format`'s own fields).
+public struct PlaneLayout: Codable, Hashable, Sendable {
+    /// Bytes from the start of one line to the next, padding included.
+    public var bytesPerLine: Int
+    /// Bytes of the whole plane.
+    public var sizeImage: Int
+
+    public init(bytesPerLine: Int, sizeImage: Int) {
+        self.bytesPerLine = bytesPerLine
+        self.sizeImage = sizeImage
+    }
+}
+
+/// How many MMAP buffers a camera streams with: the fewest its driver takes (a VIDIOC_REQBUFS for
+/// one buffer answers with it) and the most the kernel keeps for one queue.
+public struct BufferCountRange: Codable, Hashable, Sendable {
+    public var min: Int
+    public var max: Int
+
+    public init(min: Int, max: Int) {
+        self.min = min
+        self.max = max
     }
 }

@@ -13,14 +13,18 @@ public struct VideoRequest: Hashable, Sendable {
     public var inputFormat: String?
     /// Only compressed formats qualify: their packets are written as they come.
     public var copy: Bool
+    /// MMAP buffers for a camera read by capture's own V4L2 reader; nil: its default.
+    public var buffers: Int? = nil
 
     public init(
-        frameSize: FrameDimensions? = nil, frameRate: Rational? = nil, inputFormat: String? = nil, copy: Bool = false
+        frameSize: FrameDimensions? = nil, frameRate: Rational? = nil, inputFormat: String? = nil, copy: Bool = false,
+        buffers: Int? = nil
     ) {
         self.frameSize = frameSize
         self.frameRate = frameRate
         self.inputFormat = inputFormat
         self.copy = copy
+        self.buffers = buffers
     }
 }
 
@@ -222,10 +226,14 @@ public enum ModeSelector {
 
     /// The formats FFmpeg's v4l2 input can open: it has a name for them; single-planar when the
     /// camera has any (the v4l2 input of FFmpeg 5.1 has no multiplanar support); and for names
-    /// shared by two fourccs, only the one the v4l2 input asks for first.
+    /// shared by two fourccs, only the one the v4l2 input asks for first. A multiplanar-only
+    /// camera's formats are those capture's own reader records (`NativeV4L2Formats`).
     static func usableFormats(_ probe: CameraProbe) -> [CameraFormat] {
         let single = probe.formats.filter { $0.bufferType == "video-capture" }
-        let pool = single.isEmpty ? probe.formats : single
+        // A multiplanar-only camera is read by capture's own reader, which asks for the very
+        // fourcc chosen: every format it knows qualifies.
+        guard !single.isEmpty else { return probe.formats.filter { $0.ffmpegName != nil } }
+        let pool = single
         return pool.filter { format in
             guard let name = format.ffmpegName else { return false }
             let first = FFmpegV4L2Formats.fourccs(name: name).first { fourcc in pool.contains { $0.fourcc == fourcc } }

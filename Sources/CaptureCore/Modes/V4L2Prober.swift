@@ -42,12 +42,33 @@ public enum CameraProber {
             formats += try enumerateFormats(handle, bufferType: type, typeName: name)
             if current == nil { current = currentMode(handle, bufferType: type) }
         }
-        return CameraProbe(
+        var probe = CameraProbe(
             path: handle.path, driver: decodeCString(caps.driver), card: decodeCString(caps.card),
             busInfo: decodeCString(caps.bus_info), capabilities: nodeCaps.names,
             multiplanar: nodeCaps.contains(.videoCaptureMultiplanar) && !nodeCaps.contains(.videoCapture),
             input: currentInput(handle).flatMap { index in inputs.first { $0.index == index } },
             inputs: inputs, formats: formats, current: current, controls: V4L2Controls.enumerate(handle))
+        probe.bufferCount = bufferTypes.first.flatMap { bufferCount(handle, bufferType: $0.0) }
+        return probe
+    }
+
+    /// The buffer counts the camera streams with: VIDIOC_REQBUFS for one MMAP buffer, which the
+    /// driver raises to the fewest it takes, then for none, which frees it again; the most is
+    /// the kernel's limit for one queue (videobuf2's 32). Nothing stays changed; a camera another
+    /// program streams answers EBUSY, and nil is returned.
+    static func bufferCount(_ handle: V4L2Handle, bufferType: UInt32) -> BufferCountRange? {
+        var request = v4l2_requestbuffers()
+        request.count = 1
+        request.type = bufferType
+        request.memory = V4L2_MEMORY_MMAP.rawValue
+        guard (try? handle.ioctl(CShim_VIDIOC_REQBUFS, "VIDIOC_REQBUFS", &request)) != nil else { return nil }
+        let fewest = Int(request.count)
+        var release = v4l2_requestbuffers()
+        release.type = bufferType
+        release.memory = V4L2_MEMORY_MMAP.rawValue
+        try? handle.ioctl(CShim_VIDIOC_REQBUFS, "VIDIOC_REQBUFS", &release)
+        guard fewest > 0 else { return nil }
+        return BufferCountRange(min: fewest, max: max(fewest, NativeV4L2Formats.maximumBuffers))
     }
 
     /// The fourcc as v4l2-ctl prints it: four characters, "-BE" when the big-endian bit is set.
@@ -76,7 +97,8 @@ public enum CameraProber {
             formats.append(
                 CameraFormat(
                     fourcc: fourcc, code: code, description: decodeCString(desc.description),
-                    ffmpegName: FFmpegV4L2Formats.name(fourcc: fourcc),
+                    ffmpegName: bufferType == V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE.rawValue
+                        ? NativeV4L2Formats.name(fourcc: fourcc) : FFmpegV4L2Formats.name(fourcc: fourcc),
                     compressed: desc.flags & UInt32(V4L2_FMT_FLAG_COMPRESSED) != 0,
                     emulated: desc.flags & UInt32(V4L2_FMT_FLAG_EMULATED) != 0, bufferType: typeName,
                     frameSizes: frameSizes(handle, code: code)))
@@ -149,6 +171,20 @@ public enum CameraProber {
         let code = mplane ? format.fmt.pix_mp.pixelformat : format.fmt.pix.pixelformat
         let width = Int(mplane ? format.fmt.pix_mp.width : format.fmt.pix.width)
         let height = Int(mplane ? format.fmt.pix_mp.height : format.fmt.pix.height)
+        let planes: [PlaneLayout]
+        if mplane {
+            let pix = format.fmt.pix_mp
+            planes = withUnsafeBytes(of: pix.plane_fmt) { raw in
+                let list = raw.bindMemory(to: v4l2_plane_pix_format.self)
+                return (0..<min(Int(pix.num_planes), list.count)).map {
+                    PlaneLayout(bytesPerLine: Int(list[$0].bytesperline), sizeImage: Int(list[$0].sizeimage))
+                }
+            }
+        } else {
+            planes = [
+                PlaneLayout(bytesPerLine: Int(format.fmt.pix.bytesperline), sizeImage: Int(format.fmt.pix.sizeimage))
+            ]
+        }
         var parm = v4l2_streamparm()
         parm.type = bufferType
         var rate: Rational?
@@ -156,7 +192,7 @@ public enum CameraProber {
             let t = parm.parm.capture.timeperframe
             if t.numerator > 0 && t.denominator > 0 { rate = Rational(Int(t.denominator), Int(t.numerator)).reduced }
         }
-        return CurrentMode(fourcc: fourcc(code), width: width, height: height, frameRate: rate)
+        return CurrentMode(fourcc: fourcc(code), width: width, height: height, frameRate: rate, planes: planes)
     }
 
     static func currentInput(_ handle: V4L2Handle) -> Int? {

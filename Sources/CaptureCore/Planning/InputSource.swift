@@ -27,6 +27,29 @@ struct InputSource: Sendable {
     var mode: VideoMode? = nil
     /// How a microphone is opened and what it is converted to (ALSA and PulseAudio only).
     var audioPlan: AudioFormatPlan? = nil
+    /// A camera read by capture's own V4L2 reader (`V4L2Stream`) rather than FFmpeg's; nil for
+    /// the others.
+    var native: V4L2Stream.Request? = nil
+
+    /// The `format` of a camera read by capture's own V4L2 reader.
+    static let nativeFormat = "v4l2 (native)"
+
+    /// A camera that only capture's own V4L2 reader can record: one that captures through the
+    /// multiplanar API only, which FFmpeg 5.1's v4l2 input lacks.
+    private static func nativeCamera(
+        _ device: Device, kind: Device.Kind, path: String, mode: VideoMode, buffers: Int?
+    ) -> InputSource {
+        var source = InputSource(
+            device: device, kind: kind, format: nativeFormat, url: path, options: [:], live: true, clock: nil,
+            frameRate: mode.frameRate)
+        source.mode = mode
+        source.frameSize = mode.size
+        source.native = V4L2Stream.Request(
+            path: path, fourcc: mode.fourcc, width: mode.width, height: mode.height,
+            frameRate: mode.rateFromInput ? nil : mode.frameRate, multiplanar: mode.multiplanar,
+            buffers: NativeV4L2Formats.bufferCount(requested: buffers, rate: mode.frameRate))
+        return source
+    }
 
     /// What is asked of a microphone: converted to afterwards when the device does not have it.
     struct AudioWish: Hashable, Sendable {
@@ -58,11 +81,12 @@ struct InputSource: Sendable {
             guard let camera else { throw .failed("\(path): the camera's modes were not probed") }
             let mode = try ModeSelector.select(video, from: camera)
             if mode.multiplanar {
-                throw .notSupported(
-                    device: path,
-                    reason:
-                        "the camera captures through the multiplanar API only, which FFmpeg 5.1's v4l2 input cannot use"
-                )
+                return nativeCamera(device, kind: kind, path: path, mode: mode, buffers: video.buffers)
+            }
+            if video.buffers != nil {
+                throw .usage(
+                    "\(path): \(.buffers) applies to multiplanar-only cameras, which capture reads itself; "
+                        + "FFmpeg's v4l2 input, which reads this camera, chooses its own")
             }
             var options = ["input_format": mode.inputFormat, "video_size": "\(mode.width)x\(mode.height)"]
             if let rate = mode.frameRate, !mode.rateFromInput { options["framerate"] = rate.description }
@@ -163,11 +187,40 @@ struct InputSource: Sendable {
     /// missing (66), a mode the device refused (69), a bad lavfi graph (64). `busMates` names
     /// the cameras streaming already on the same USB controller, for a refusal for bandwidth.
     func open(interrupt: InterruptFlag, busMates: [String] = []) throws(CaptureError) -> InputContainer {
+        if let native { return try openNative(native, interrupt: interrupt) }
         do {
             return try InputContainer(
                 url: url, format: format, options: options, audioCodec: audioPlan?.codec, interrupt: interrupt)
         } catch {
             throw Self.captureError(error, device: device, mode: mode, busMates: busMates)
+        }
+    }
+
+    /// Starts a camera through capture's own V4L2 reader, mapping failures as `open` does.
+    private func openNative(_ request: V4L2Stream.Request, interrupt: InterruptFlag) throws(CaptureError)
+        -> InputContainer
+    {
+        let stream: V4L2Stream
+        do {
+            stream = try V4L2Stream(request)
+        } catch {
+            switch error {
+            case .formatRefused(let asked, let got):
+                throw .notSupported(device: request.path, reason: "the driver gives \(got) when asked for \(asked)")
+            case .call(let failure):
+                if let opening = CaptureError.opening(device, failedWith: failure.errno) { throw opening }
+                let what = mode.map { "\($0)" } ?? "this mode"
+                throw .notSupported(
+                    device: request.path,
+                    reason: failure.call == "VIDIOC_STREAMON"
+                        ? "the camera refused to start streaming \(what): \(failure.message) (VIDIOC_STREAMON)"
+                        : "cannot stream \(what): \(failure.call) failed: \(failure.message)")
+            }
+        }
+        do {
+            return try InputContainer(camera: stream, interrupt: interrupt)
+        } catch {
+            throw .notSupported(device: request.path, reason: "cannot describe its stream to FFmpeg: \(error)")
         }
     }
 

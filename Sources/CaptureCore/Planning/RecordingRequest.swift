@@ -48,6 +48,10 @@ public struct RecordingRequest: Sendable {
     public var force: Bool
     /// Seconds without data from a live device before it counts as stalled.
     public var stallTimeout: Double
+    /// MMAP buffers to ask of a camera read by capture's own V4L2 reader (a multiplanar-only
+    /// one), 2 to 32; nil: enough for half a second at the mode's rate. The driver may give
+    /// another count.
+    public var buffers: Int? = nil
     /// Camera controls to set before streaming, one by one, on top of the profile.
     public var controls: [ControlSetting] = []
     /// A profile `capture controls` saved, to apply before streaming.

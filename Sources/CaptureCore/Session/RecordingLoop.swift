@@ -265,6 +265,7 @@ struct RecordingLoop {
             else { continue }
             s.linkReports.pendingBack[camera.lane] = nil
             let missing = video.gaps - (s.linkReports.gapsAtLoss[camera.lane] ?? 0)
+            s.linkReports.missingWhileAway[camera.lane, default: 0] += missing
             let name = camera.reader.name
             let frames = missing == 1 ? "1 frame" : "\(missing) frames"
             s.onWarning("\(name) is back after \(String(cFormat: "%.1f", seconds)) s; \(frames) missing")

@@ -146,10 +146,12 @@ public final class RecordingSession {
     }
 
     /// What `RecordingLoop.reportLinks` keeps between calls: the gap count when a device was
-    /// lost, and a camera's return not told yet (seconds away, frames written by then).
+    /// lost, a camera's return not told yet (seconds away, frames written by then), and the
+    /// frames each camera missed while away, over all its returns.
     struct LinkReports {
         var gapsAtLoss: [Int: Int] = [:]
         var pendingBack: [Int: (Double, Int)] = [:]
+        var missingWhileAway: [Int: Int] = [:]
     }
     var linkReports = LinkReports()
 

@@ -9,9 +9,15 @@ public struct RecordingSummary: Codable, Hashable, Sendable {
         /// Empty or damaged buffers from the device.
         public var corrupt: Int
         /// Missing from the device's timestamps: gaps over 1.5 frame intervals (of the camera's own
-        /// cadence when it runs steadily below the nominal rate).
+        /// cadence when it runs steadily below the nominal rate). When `device` counts the losses
+        /// instead: only the frames missed while the camera was lost and opened again, which no
+        /// sequence number spans.
         public var gaps: Int
-        public var total: Int { late + corrupt + gaps }
+        /// Lost by the device or its driver, counted exactly from the sequence numbers of its
+        /// buffers (a camera read by capture's own V4L2 reader whose driver numbers them; a
+        /// wrapping counter is no loss); nil for the others, whose losses are `gaps`.
+        public var device: Int? = nil
+        public var total: Int { late + corrupt + gaps + (device ?? 0) }
     }
 
     public struct Video: Codable, Hashable, Sendable {

@@ -76,6 +76,7 @@ extension RecordingSession {
     private func videoSummary(_ video: Track) -> RecordingSummary.Video? {
         guard let path = video.video, let planned = plan.videos.first(where: { $0.device == video.source.device })
         else { return nil }
+        let deviceLosses = video.reader.framesLostByDevice
         // A camera's own H.264 may be copied although H.264 encoding was asked.
         // YUV4MPEG's raw pictures travel to its muxer wrapped (`wrapped_avframe`); they are stored
         // as rawvideo, which is what the reader needs to know.
@@ -94,7 +95,10 @@ extension RecordingSession {
             frameRateMeasured: path.measuredRate.map { ($0 * 1000).rounded() / 1000 },
             frameRateDelivered: path.deliveredRate.map { ($0 * 1000).rounded() / 1000 },
             framesWritten: path.written,
-            framesDropped: .init(late: path.late, corrupt: path.corrupt, gaps: path.gaps),
+            framesDropped: .init(
+                late: path.late, corrupt: path.corrupt,
+                gaps: deviceLosses == nil ? path.gaps : linkReports.missingWhileAway[video.lane] ?? 0,
+                device: deviceLosses),
             framesSkippedAtStart: path.skippedAtStart,
             framesDuplicated: path.fillsEmptySlots || path.duplicated > 0 ? path.duplicated : nil,
             // A first frame captured just before the start sits in slot 0: the stream starts at 0.

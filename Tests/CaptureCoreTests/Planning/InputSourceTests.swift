@@ -40,3 +40,40 @@ import Testing
         #expect(InputSource.streamStartReason(FFmpegError(-EINVAL, call: "avformat_open_input"), mode: mode) == nil)
     }
 }
+
+/// A multiplanar-only camera is read by capture's own V4L2 reader, with the buffers asked for;
+/// the others by FFmpeg's v4l2 input, which takes no buffer count.
+@Suite struct NativeCameraSourceTests {
+    static func camera(_ probe: CameraProbe) -> Device {
+        Device(
+            name: probe.path, kind: .video, api: .v4l2, role: "camera", description: "vivid",
+            v4l2: V4L2Details(
+                path: probe.path, stablePath: nil, card: "vivid", driver: "vivid", busInfo: "platform:vivid-001",
+                multiplanar: probe.multiplanar, capabilities: [], deviceCaps: []))
+    }
+
+    @Test func aMultiplanarCameraIsReadByTheOwnReader() throws {
+        let probe = VividFixtures.multiplanar
+        let request = VideoRequest(frameSize: FrameDimensions(width: 320, height: 180), frameRate: Rational(30, 1))
+        let source = try InputSource.make(Self.camera(probe), kind: .video, video: request, camera: probe)
+        #expect(source.format == InputSource.nativeFormat)
+        let native = try #require(source.native)
+        #expect(native.multiplanar && native.width == 320 && native.height == 180 && native.buffers == 15)
+        var asked = request
+        asked.buffers = 6
+        #expect(
+            try InputSource.make(Self.camera(probe), kind: .video, video: asked, camera: probe).native?.buffers == 6)
+    }
+
+    @Test func aBufferCountForACameraFFmpegReadsIsAUsageError() throws {
+        let probe = VividFixtures.webcam
+        let request = VideoRequest(frameSize: FrameDimensions(width: 640, height: 480), buffers: 6)
+        #expect(throws: CaptureError.self) {
+            try InputSource.make(Self.camera(probe), kind: .video, video: request, camera: probe)
+        }
+        let plain = try InputSource.make(
+            Self.camera(probe), kind: .video, video: VideoRequest(frameSize: FrameDimensions(width: 640, height: 480)),
+            camera: probe)
+        #expect(plain.native == nil && plain.format == "v4l2")
+    }
+}

@@ -92,6 +92,23 @@ import Testing
         }
     }
 
+    @Test func summaryTextNamesTheDevicesOwnLossesInPlaceOfGaps() throws {
+        let json = """
+            {"output": "out.nut", "container": "nut", "duration": 4, "file_size": 1000,
+             "stop_reason": "duration",
+             "video": {"device": "/dev/video10", "input": "rawvideo nv12", "codec": "rawvideo", "width": 320,
+                       "height": 180, "pixel_format": "nv12", "frame_rate": {"numerator": 30, "denominator": 1},
+                       "frames_written": 83, "frames_dropped": {"late": 1, "corrupt": 2, "gaps": 0, "device": 37},
+                       "frames_skipped_at_start": 0, "start": 0}}
+            """
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        let summary = try decoder.decode(RecordingSummary.self, from: Data(json.utf8))
+        #expect(summary.video?.framesDropped.total == 40)
+        let text = RecordCommand.summaryText(summary)
+        #expect(text.contains("40 dropped (1 late, 2 corrupt, 37 lost by the device)"), "\(text)")
+    }
+
     @Test func reconnectWaitsForeverUnlessItsTimeoutIsGiven() throws {
         let forever = try RecordCommand(try parse(["--video", "test", "--reconnect", "x.mkv"], as: RecordCommand.spec))
         #expect(forever.request.reconnect)
