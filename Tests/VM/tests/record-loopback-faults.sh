@@ -32,7 +32,7 @@ took=$(tenths_since "$stopped")
 check_eq "producer stops: exit 74" 74 "$vm_status"
 check "producer stops: within the stall timeout + 3 s ($took tenths)" test "$took" -le 50
 check "producer stops: stderr says the camera stalled" grep -q "^Error: $cam: .*stalled" "$VM_OUT/stop.err"
-check_eq "producer stops: one line on stderr" 1 "$(wc -l <"$VM_OUT/stop.err")"
+check_eq "producer stops: one line on stderr" 1 "$(stderr_lines "$VM_OUT/stop.err")"
 check_eq "producer stops: the file reads back" 0 "$(ffprobe -v error "$out/stop.mkv" >/dev/null 2>&1; echo $?)"
 check "producer stops: with the 3 s before ($(value "$out/stop.mkv" format=duration) s)" \
     test "$(value "$out/stop.mkv" format=duration | cut -d. -f1)" -ge 2
@@ -51,7 +51,7 @@ wait_for $pid 30
 loop_producer_stop $cam
 check_eq "producer restarted at another size: exit 74" 74 "$vm_status"
 check "producer restarted at another size: stderr names the camera" grep -q "^Error: $cam: " "$VM_OUT/resize.err"
-check_eq "producer restarted at another size: one line on stderr" 1 "$(wc -l <"$VM_OUT/resize.err")"
+check_eq "producer restarted at another size: one line on stderr" 1 "$(stderr_lines "$VM_OUT/resize.err")"
 check_eq "producer restarted at another size: the file reads back" 0 \
     "$(ffprobe -v error "$out/resize.mkv" >/dev/null 2>&1; echo $?)"
 check "producer restarted at another size: with the 3 s before ($(value "$out/resize.mkv" format=duration) s)" \

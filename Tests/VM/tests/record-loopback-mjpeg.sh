@@ -125,7 +125,7 @@ first_garbage=$(loop_sent $cam | awk 'NR == FNR { good[$1] = 1; next } !($3 in g
 check "only garbage: a stall within 6 s of the garbage (${ended} - ${first_garbage:-none} s)" \
     awk "BEGIN { exit !(\"${first_garbage:-x}\" != \"x\" && $ended - ${first_garbage:-0} <= 6) }"
 check "only garbage: stderr says the camera stalled" grep -q "^Error: $cam: .*stalled" "$VM_OUT/garbage.err"
-check_eq "only garbage: one line on stderr" 1 "$(wc -l <"$VM_OUT/garbage.err")"
+check_eq "only garbage: one line on stderr" 1 "$(stderr_lines "$VM_OUT/garbage.err")"
 written=none
 json_has "$VM_OUT/garbage.out" video && written=$(json "$VM_OUT/garbage.out" 'd["video"]["frames_written"]')
 check "only garbage: the good frames before it kept ($written written)" test "${written/none/0}" -ge 1

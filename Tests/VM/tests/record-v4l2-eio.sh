@@ -89,7 +89,7 @@ check "persistent EIO: ended within the stall timeout + 3 s of the first failure
 check "persistent EIO: stderr says the reads kept failing" \
     grep -q "^Error: $cam: reads failing (Input/output error) for 2 s; the device stalled. The file is finalized up to there" \
     "$VM_OUT/persistent.err"
-check_eq "persistent EIO: one line on stderr" 1 "$(wc -l <"$VM_OUT/persistent.err")"
+check_eq "persistent EIO: one line on stderr" 1 "$(stderr_lines "$VM_OUT/persistent.err")"
 tries=$(swallowed "$log")
 check "persistent EIO: tried again with pauses, not in a busy loop ($tries tries)" test "$tries" -ge 20 -a "$tries" -le 200
 check_eq "persistent EIO: the file reads back" 0 "$(ffprobe -v error "$out/persistent.mkv" >/dev/null 2>&1; echo $?)"

@@ -33,7 +33,7 @@ took=$(tenths_since "$unplugged")
 check_eq "C09: exit 74" 74 "$rc"
 check "C09: within 3 s of the disconnect ($took tenths)" test "$took" -le 30
 check "C09: stderr says the device was lost" grep -q "^Error: $cam: the device was lost" "$VM_OUT/lost.err"
-check_eq "C09: one line on stderr" 1 "$(wc -l <"$VM_OUT/lost.err")"
+check_eq "C09: one line on stderr" 1 "$(stderr_lines "$VM_OUT/lost.err")"
 recorded=$(json "$VM_OUT/lost.out" 'd["duration"]')
 check_eq "C09: the file reads back" 0 "$(ffprobe -v error "$out/lost.mkv" >/dev/null 2>&1; echo $?)"
 dur=$(value "$out/lost.mkv" format=duration)
