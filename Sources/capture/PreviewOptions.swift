@@ -6,6 +6,21 @@ enum PreviewOptions {
     /// The options beside the address.
     static let shaping = ["--serve-rate", "--serve-size", "--serve-token", "--serve-token-file"]
 
+    /// The specs of `shaping`, the same in both commands.
+    static let specs: [OptionSpec] = [
+        .option("--serve-rate", "fps", help: "Pictures per second the preview serves at most (0.1-60).", default: "5"),
+        .option(
+            "--serve-size", "W[xH]",
+            help: "Largest picture the preview encodes, shape kept (an MJPEG camera's own pictures pass as they are).",
+            default: "640 wide"),
+        .option(
+            "--serve-token", "token",
+            help: "A secret every preview request must carry (Bearer header or ?token=); needed beyond 127.0.0.1."),
+        .option(
+            "--serve-token-file", "file", help: "Read --serve-token from this file (its first line).",
+            kind: .file(extensions: [])),
+    ]
+
     /// The options as `PreviewSettings` for `address`, which `addressOption` gave.
     static func settings(_ address: String, addressOption: String, _ arguments: ParsedArguments, command: CommandSpec)
         throws -> PreviewSettings

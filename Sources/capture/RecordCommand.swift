@@ -230,19 +230,7 @@ struct RecordCommand: Command {
                 help:
                     "While recording, serve a live preview over HTTP: / (a page), /stream (MJPEG), /snapshot.jpg, /status.json, /events, POST /clip; 127.0.0.1:8080 or :8080 for loopback."
             ),
-            .option(
-                "--serve-rate", "fps", help: "Pictures per second the preview serves at most (0.1-60).", default: "5"),
-            .option(
-                "--serve-size", "W[xH]",
-                help:
-                    "Largest picture the preview encodes, shape kept (an MJPEG camera's own pictures pass as they are).",
-                default: "640 wide"),
-            .option(
-                "--serve-token", "token",
-                help: "A secret every preview request must carry (Bearer header or ?token=); needed beyond 127.0.0.1."),
-            .option(
-                "--serve-token-file", "file", help: "Read --serve-token from this file (its first line).",
-                kind: .file(extensions: [])),
+        ] + PreviewOptions.specs + [
             .flag("--quiet", help: "Print nothing but errors (and the --json summary)."),
             .verbose,
         ],

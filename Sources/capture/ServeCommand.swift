@@ -33,19 +33,7 @@ struct ServeCommand: Command {
             .option(
                 "--input-format", "format", help: "The camera's format, as FFmpeg names it (yuyv422, mjpeg, h264).",
                 kind: .choices(FormatNames.cameraInputFormats)),
-            .option(
-                "--serve-rate", "fps", help: "Pictures per second the preview serves at most (0.1-60).", default: "5"),
-            .option(
-                "--serve-size", "W[xH]",
-                help:
-                    "Largest picture the preview encodes, shape kept (an MJPEG camera's own pictures pass as they are).",
-                default: "640 wide"),
-            .option(
-                "--serve-token", "token",
-                help: "A secret every request must carry (Bearer header or ?token=); needed beyond 127.0.0.1."),
-            .option(
-                "--serve-token-file", "file", help: "Read --serve-token from this file (its first line).",
-                kind: .file(extensions: [])),
+        ] + PreviewOptions.specs + [
             .option(
                 "--stall-timeout", "seconds", help: "End with exit 74 when the camera sends nothing for this long.",
                 default: "5"),

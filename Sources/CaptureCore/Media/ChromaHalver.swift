@@ -10,7 +10,7 @@ internal import CFFmpeg
 /// A whole-picture conversion passes the luma through libswscale too, two thirds of the samples
 /// for nothing: this pass costs half its CPU (SWS_BILINEAR, exact across a row, would cost four
 /// fifths; SWS_AREA more than the whole picture). Its chroma buffers come from a pool of reused
-/// ones, which keeps the kernel from zeroing a fresh picture's pages every frame.
+/// ones.
 ///
 /// Owns its `SwsContext` (`sws_getContext`, freed with `sws_freeContext`) and its buffer pool
 /// (`av_buffer_pool_init`, uninitialised in deinit; buffers still held by pictures outlive it).

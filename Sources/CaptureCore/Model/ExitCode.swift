@@ -32,7 +32,8 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
                 + "running, or a server to stream to cannot be reached or refuses the stream at the start, "
                 + "or the hardware encoder asked for (--encoder) has no device or does not open"
         case .cannotCreate:
-            "the output exists (without --force) or cannot be created, or the preview server's address is in use"
+            "the output exists (without --force) or cannot be created, or the preview server's address cannot be "
+                + "listened on (in use, not this machine's, or a port below 1024 without the privilege)"
         case .ioError:
             "I/O error while recording (device lost or stalled, disk full); the file is finalized up to there; "
                 + "or a recording with only streams whose connection did not come back within --reconnect-timeout"

@@ -32,8 +32,10 @@ extension PreviewServer {
         }
         guard request.method == "GET" else {
             let known = ["/", "/stream", "/snapshot.jpg", "/status.json", "/events", "/clip"].contains(request.path)
-            _ = Self.write(
-                fd, PreviewResponse.plain(known ? 405 : 404, known ? "Method not allowed" : "Not found").bytes)
+            var answer = PreviewResponse.plain(known ? 405 : 404, known ? "Method not allowed" : "Not found")
+            // A 405 says which methods the resource takes (RFC 9110).
+            if known { answer.extraHeaders = ["Allow: \(request.path == "/clip" ? "POST" : "GET")"] }
+            _ = Self.write(fd, answer.bytes)
             return
         }
         switch route {
@@ -49,7 +51,10 @@ extension PreviewServer {
                         + "script-src 'unsafe-inline'; img-src 'self'"
                 ])
             _ = Self.write(fd, page.bytes)
-        case ("/clip", _): _ = Self.write(fd, PreviewResponse.plain(405, "Method not allowed: POST /clip").bytes)
+        case ("/clip", _):
+            var answer = PreviewResponse.plain(405, "Method not allowed: POST /clip")
+            answer.extraHeaders = ["Allow: POST"]
+            _ = Self.write(fd, answer.bytes)
         default: _ = Self.write(fd, PreviewResponse.plain(404, "Not found").bytes)
         }
     }

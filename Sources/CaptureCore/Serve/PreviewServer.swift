@@ -132,9 +132,17 @@ public final class PreviewServer: @unchecked Sendable {
         }
     }
 
+    /// Bytes the kernel may hold for a client that does not read (`SO_SNDBUF`; the kernel doubles
+    /// it). Left to grow, it took 4 MiB, 30 to 40 s of pictures, before a write even blocked and
+    /// `writeTimeout` began: a stalled viewer held its connection that long.
+    static let sendBuffer: Int32 = 128 * 1024
+
     /// Reads a second at most per `recv`, so the head's deadline is kept; a write waits
-    /// `writeTimeout` at most. Pictures go out at once (`TCP_NODELAY`).
+    /// `writeTimeout` at most, and blocks once `sendBuffer` is full. Pictures go out at once
+    /// (`TCP_NODELAY`).
     private static func setTimeouts(_ fd: Int32) {
+        var buffer = sendBuffer
+        setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buffer, socklen_t(MemoryLayout<Int32>.size))
         var read = timeval(tv_sec: 1, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &read, socklen_t(MemoryLayout<timeval>.size))
         var write = timeval(tv_sec: writeTimeout, tv_usec: 0)
