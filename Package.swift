@@ -45,11 +45,11 @@ let package = Package(
         ),
         .executableTarget(
             name: "capture",
-            dependencies: ["CaptureCore", "CFFmpeg"]
+            dependencies: ["CaptureCore", "CFFmpeg", "CShim"]
         ),
         .testTarget(
             name: "CaptureCoreTests",
-            dependencies: ["CaptureCore", "CFFmpeg"]
+            dependencies: ["CaptureCore", "CFFmpeg", "CShim"]
         ),
         .testTarget(
             name: "captureTests",

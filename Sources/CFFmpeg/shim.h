@@ -19,5 +19,6 @@ static inline int CFFmpeg_AVERROR(int errnum) { return AVERROR(errnum); }
 static const int CFFmpeg_AVERROR_EOF = AVERROR_EOF;
 static const int CFFmpeg_AVERROR_EAGAIN = AVERROR(EAGAIN);
 static const int CFFmpeg_AVERROR_EXIT = AVERROR_EXIT;
+static const int CFFmpeg_AVERROR_INPUT_CHANGED = AVERROR_INPUT_CHANGED;
 static const int64_t CFFmpeg_AV_NOPTS_VALUE = AV_NOPTS_VALUE;
 static const int CFFmpeg_AV_TIME_BASE = AV_TIME_BASE;

@@ -44,6 +44,8 @@ const unsigned long CShim_VIDIOC_DQBUF = VIDIOC_DQBUF;
 const unsigned long CShim_VIDIOC_STREAMON = VIDIOC_STREAMON;
 const unsigned long CShim_VIDIOC_SUBSCRIBE_EVENT = VIDIOC_SUBSCRIBE_EVENT;
 const unsigned long CShim_VIDIOC_DQEVENT = VIDIOC_DQEVENT;
+const unsigned long CShim_VIDIOC_G_DV_TIMINGS = VIDIOC_G_DV_TIMINGS;
+const unsigned long CShim_VIDIOC_QUERY_DV_TIMINGS = VIDIOC_QUERY_DV_TIMINGS;
 
 // Set once at start-up, before any library call can log; read from any thread afterwards.
 static CShim_log_sink av_sink;

@@ -202,7 +202,8 @@ struct RecordCommand: Command {
             .option("--frames", "n", help: "Stop after exactly this many video frames."),
             .option(
                 "--buffers", "n",
-                help: "Buffers to ask of a multiplanar-only camera, 2-32; the driver may give another count.",
+                help: "Buffers to ask of a camera capture reads itself (multiplanar-only, HDMI grabber), 2-32; "
+                    + "the driver may give another count.",
                 default: "half a second at the camera's rate"),
             .option(
                 "--stall-timeout", "seconds",

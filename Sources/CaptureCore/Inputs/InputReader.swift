@@ -35,6 +35,10 @@ final class InputReader: @unchecked Sendable {
     private let reconnect: RecordingPlan.DeviceReconnect?
     /// The device's losses and returns, for the loop.
     let link = DeviceLink()
+    /// The signal on the camera's HDMI input when it was opened (`InputContainer.signal`).
+    private let signal: SignalTimings?
+    /// What the camera's source did that failed the last read (`InputContainer.sourceChange`).
+    private var sourceChange: SourceChange?
 
     init(
         input: InputContainer, stream: Int, source: InputSource, lane: Int, queue: PacketQueue,
@@ -49,6 +53,7 @@ final class InputReader: @unchecked Sendable {
         self.interrupt = interrupt
         self.mapper = TimestampMapper(domain: source.clock, origin: source.live ? nil : queue.origin)
         self.timeBase = input.info(of: stream).timeBase
+        self.signal = input.signal
     }
 
     /// The device's name for messages.
@@ -107,6 +112,7 @@ final class InputReader: @unchecked Sendable {
                 }
             } catch {
                 if interrupt.isRaised { break }
+                sourceChange = current!.sourceChange
                 if retriesInPlace(error) { continue }
                 // What was read before the error goes into the file too: the last, incomplete block
                 // of a microphone's samples included.
@@ -153,6 +159,12 @@ final class InputReader: @unchecked Sendable {
         current = nil
         switch waitForReturn(reconnect, reason: reason) {
         case .back(let reopened):
+            // An HDMI source back with another mode than the one recorded is a source change.
+            if let before = signal, let now = reopened.signal, now != before {
+                sourceChange = .changed(from: before.description, to: now.description)
+                queue.end(lane: lane, error: readError(error))
+                return nil
+            }
             input = reopened
             current = reopened
             return reopened
@@ -336,6 +348,11 @@ final class InputReader: @unchecked Sendable {
         }) {
             return reason
         }
+        switch sourceChange {
+        case .signalLost(let why): return "its input signal was lost: \(why)"
+        case .changed: return nil
+        case nil: break
+        }
         switch error.errno {
         case .noSuchDevice, .noSuchDeviceOrAddress: return "unplugged or disconnected"
         case .ioError: return cameraNodeGone ? "unplugged or disconnected" : "input/output error"
@@ -360,6 +377,16 @@ final class InputReader: @unchecked Sendable {
 
     private func readError(_ error: FFmpegError) -> CaptureError {
         let name = source.device.name
+        switch sourceChange {
+        case .changed(let from, let to):
+            return .io(
+                subject: name,
+                reason: "its source changed from \(from) to \(to); the file is finalized up to there. "
+                    + "Record again to take the new mode")
+        case .signalLost(let why):
+            return .io(subject: name, reason: "its input signal was lost (\(why)); the file is finalized up to there")
+        case nil: break
+        }
         // A camera unbound mid-read fails with EINVAL; its node is gone then (`lossReason`).
         if error.errno == .noSuchDevice || error.errno == .noSuchDeviceOrAddress || cameraNodeGone {
             return .io(

@@ -116,6 +116,14 @@ final class InputContainer: @unchecked Sendable {
     /// for an input read through FFmpeg or a driver that does not number its buffers.
     var framesLostByDevice: Int? { camera?.framesLost }
 
+    /// What the camera's source did that ended the read (`V4L2Stream.sourceChange`): another
+    /// mode, or its signal lost; nil otherwise.
+    var sourceChange: SourceChange? { camera?.sourceChange }
+
+    /// The signal on the camera's input when it started streaming, for an HDMI grabber read by
+    /// capture's own reader; nil otherwise.
+    var signal: SignalTimings? { camera?.signal }
+
     /// True when packets point into the device's own buffers (FFmpeg's v4l2 input maps them), so
     /// each packet must keep the input open (`DeviceBufferLease`).
     private let lendsDeviceBuffers: Bool

@@ -28,19 +28,22 @@ extension V4L2Stream {
     /// corrupt. Timestamps: the buffer's own when the driver stamps it with CLOCK_MONOTONIC;
     /// the time it was dequeued otherwise.
     ///
-    /// - Returns: true (a camera has no end).
+    /// - Returns: true; false at the driver's end of stream (V4L2_EVENT_EOS).
     /// - Throws: `FFmpegError` with `AVERROR_EXIT` once `interrupt` is raised; with the errno of
     ///   VIDIOC_DQBUF when it fails (ENODEV for a camera unplugged, EINVAL once streaming was
-    ///   stopped under the read); ENOMEM when no packet can be made.
+    ///   stopped under the read); ENOMEM when no packet can be made; `AVERROR_INPUT_CHANGED` or
+    ///   ENOLINK when the source changed mode or lost its signal (`takeEvents`).
     func read(into packet: Packet, interrupt: InterruptFlag?) throws(FFmpegError) -> Bool {
         while true {
             if interrupt?.isRaised == true { throw FFmpegError(CFFmpeg_AVERROR_EXIT, call: "poll") }
-            var descriptor = pollfd(fd: handle.fd, events: Int16(POLLIN), revents: 0)
+            // POLLPRI: an event is queued (`takeEvents`).
+            var descriptor = pollfd(fd: handle.fd, events: Int16(POLLIN | POLLPRI), revents: 0)
             let ready = poll(&descriptor, 1, 100)
             if ready < 0 {
                 if errno == EINTR { continue }
                 throw FFmpegError(CFFmpeg_AVERROR(errno), call: "poll")
             }
+            if descriptor.revents & Int16(POLLPRI) != 0, try takeEvents() { return false }
             guard ready > 0, let buffer = try dequeue() else { continue }
             try fill(packet, from: buffer)
             return true

@@ -60,6 +60,9 @@ final class V4L2Stream: @unchecked Sendable {
     let mappings: [[UnsafeMutableRawBufferPointer]]
     /// How the packed picture of `entry.name` is laid out; nil for a compressed format.
     let picture: PackedPicture?
+    /// The signal on the input when streaming started, for an input with DV timings (an HDMI
+    /// grabber); nil for the others (`watchSource`).
+    let signal: SignalTimings?
 
     /// Counters shared by the reader thread and the threads that give buffers back.
     struct Counters {
@@ -69,20 +72,24 @@ final class V4L2Stream: @unchecked Sendable {
         /// Buffers the driver flagged V4L2_BUF_FLAG_ERROR.
         var corrupt = 0
         var streaming = false
+        /// What the source did that ended the stream (`takeEvents`).
+        var sourceChange: SourceChange?
     }
     let counters = Mutex(Counters())
 
     /// Opens `request.path` and starts streaming it, as the type's summary says.
     ///
     /// - Throws: `V4L2StreamError.call` naming the call that failed (EBUSY from VIDIOC_S_FMT or
-    ///   VIDIOC_REQBUFS when another program streams the camera); `.formatRefused` when the driver
-    ///   changed the format or size.
+    ///   VIDIOC_REQBUFS when another program streams the camera; VIDIOC_QUERY_DV_TIMINGS when an
+    ///   HDMI input has no usable signal); `.formatRefused` when the driver changed the format or
+    ///   size.
     init(_ request: Request) throws(V4L2StreamError) {
         guard let entry = NativeV4L2Formats.entry(fourcc: request.fourcc) else {
             throw .formatRefused(asked: request.fourcc, got: "a format capture does not read")
         }
         let handle: V4L2Handle
         do { handle = try V4L2Handle(path: request.path) } catch { throw .call(error) }
+        do { signal = try Self.watchSource(handle) } catch { throw .call(error) }
         let type =
             request.multiplanar ? V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE.rawValue : V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
         let planes = try Self.setFormat(handle, type: type, request: request)

@@ -53,11 +53,15 @@ public struct VideoInput: Codable, Hashable, Sendable {
     public var name: String
     /// `camera`, `tuner` or `touch`.
     public var type: String
+    /// True for a digital video input whose signal has DV timings (HDMI, DVI, SDI: an HDMI
+    /// grabber), which can change mode or lose its signal while streaming; nil for the others.
+    public var dvTimings: Bool?
 
-    public init(index: Int, name: String, type: String) {
+    public init(index: Int, name: String, type: String, dvTimings: Bool? = nil) {
         self.index = index
         self.name = name
         self.type = type
+        self.dvTimings = dvTimings
     }
 }
 

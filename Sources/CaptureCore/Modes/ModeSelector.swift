@@ -259,8 +259,8 @@ public enum ModeSelector {
                 "unknown input format '\(name)': give a fourcc (YUYV, MJPG) or an FFmpeg name (yuyv422, mjpeg, nv12, h264); "
                     + "\(probe.path) offers \(offered(probe))")
         }
-        let why =
-            offeredButUnusable ? "FFmpeg's v4l2 input cannot capture \(wanted)" : "the camera does not offer \(name)"
+        let reader = probe.multiplanar ? "capture's own V4L2 reader" : "FFmpeg's v4l2 input"
+        let why = offeredButUnusable ? "\(reader) cannot capture \(wanted)" : "the camera does not offer \(name)"
         throw .notSupported(device: probe.path, reason: "\(why); formats on offer: \(offered(probe))")
     }
 

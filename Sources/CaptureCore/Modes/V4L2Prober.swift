@@ -214,7 +214,9 @@ public enum CameraProber {
                 case UInt32(V4L2_INPUT_TYPE_TOUCH): "touch"
                 default: "other"
                 }
-            inputs.append(VideoInput(index: index, name: decodeCString(input.name), type: type))
+            let timings = input.capabilities & UInt32(V4L2_IN_CAP_DV_TIMINGS) != 0
+            inputs.append(
+                VideoInput(index: index, name: decodeCString(input.name), type: type, dvTimings: timings ? true : nil))
         }
         return inputs
     }

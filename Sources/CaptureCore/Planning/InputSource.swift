@@ -34,8 +34,10 @@ struct InputSource: Sendable {
     /// The `format` of a camera read by capture's own V4L2 reader.
     static let nativeFormat = "v4l2 (native)"
 
-    /// A camera that only capture's own V4L2 reader can record: one that captures through the
-    /// multiplanar API only, which FFmpeg 5.1's v4l2 input lacks.
+    /// A camera read by capture's own V4L2 reader: one that captures through the multiplanar API
+    /// only, which FFmpeg 5.1's v4l2 input lacks, or an input with DV timings (an HDMI grabber),
+    /// whose source changes and lost signal FFmpeg's input does not see (it keeps streaming the
+    /// old mode, or stops without a word).
     private static func nativeCamera(
         _ device: Device, kind: Device.Kind, path: String, mode: VideoMode, buffers: Int?
     ) -> InputSource {
@@ -80,13 +82,13 @@ struct InputSource: Sendable {
             let path = device.v4l2?.path ?? device.name
             guard let camera else { throw .failed("\(path): the camera's modes were not probed") }
             let mode = try ModeSelector.select(video, from: camera)
-            if mode.multiplanar {
+            if mode.multiplanar || camera.input?.dvTimings == true {
                 return nativeCamera(device, kind: kind, path: path, mode: mode, buffers: video.buffers)
             }
             if video.buffers != nil {
                 throw .usage(
-                    "\(path): \(.buffers) applies to multiplanar-only cameras, which capture reads itself; "
-                        + "FFmpeg's v4l2 input, which reads this camera, chooses its own")
+                    "\(path): \(.buffers) applies to the cameras capture reads itself (multiplanar-only cameras, "
+                        + "HDMI grabbers); FFmpeg's v4l2 input, which reads this camera, chooses its own")
             }
             var options = ["input_format": mode.inputFormat, "video_size": "\(mode.width)x\(mode.height)"]
             if let rate = mode.frameRate, !mode.rateFromInput { options["framerate"] = rate.description }
@@ -208,6 +210,12 @@ struct InputSource: Sendable {
             case .formatRefused(let asked, let got):
                 throw .notSupported(device: request.path, reason: "the driver gives \(got) when asked for \(asked)")
             case .call(let failure):
+                if failure.call == "VIDIOC_QUERY_DV_TIMINGS" {
+                    throw .notSupported(
+                        device: request.path,
+                        reason: "its input has \(V4L2Stream.signalProblem(failure)) (VIDIOC_QUERY_DV_TIMINGS); "
+                            + "connect the source, switch it on, or check its cable")
+                }
                 if let opening = CaptureError.opening(device, failedWith: failure.errno) { throw opening }
                 let what = mode.map { "\($0)" } ?? "this mode"
                 throw .notSupported(

@@ -41,8 +41,8 @@ import Testing
     }
 }
 
-/// A multiplanar-only camera is read by capture's own V4L2 reader, with the buffers asked for;
-/// the others by FFmpeg's v4l2 input, which takes no buffer count.
+/// A multiplanar-only camera or an HDMI input is read by capture's own V4L2 reader, with the
+/// buffers asked for; the others by FFmpeg's v4l2 input, which takes no buffer count.
 @Suite struct NativeCameraSourceTests {
     static func camera(_ probe: CameraProbe) -> Device {
         Device(
@@ -63,6 +63,19 @@ import Testing
         asked.buffers = 6
         #expect(
             try InputSource.make(Self.camera(probe), kind: .video, video: asked, camera: probe).native?.buffers == 6)
+    }
+
+    /// An input with DV timings (HDMI) is read by the own reader, which sees its source change;
+    /// the same modes on an input without them stay with FFmpeg's.
+    @Test func anHDMIInputIsReadByTheOwnReader() throws {
+        var probe = VividFixtures.hdmi
+        let request = VideoRequest(frameSize: FrameDimensions(width: 320, height: 180))
+        #expect(try InputSource.make(Self.camera(probe), kind: .video, video: request, camera: probe).native == nil)
+        probe.input?.dvTimings = true
+        let source = try InputSource.make(Self.camera(probe), kind: .video, video: request, camera: probe)
+        let native = try #require(source.native)
+        #expect(source.format == InputSource.nativeFormat)
+        #expect(!native.multiplanar && native.width == 320 && native.height == 180 && native.fourcc == "YUYV")
     }
 
     @Test func aBufferCountForACameraFFmpegReadsIsAUsageError() throws {

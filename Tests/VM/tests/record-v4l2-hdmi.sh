@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# An HDMI grabber (vivid's HDMI input, which has DV timings) is read by capture's own V4L2
+# reader, which sees its source change: a source that changes mode mid-recording ends it with
+# exit 74, the file finalized and the message naming the old and new mode (as v4l2-ctl
+# --query-dv-timings gives them); a source change event that leaves the mode as it was is no
+# change; a lost signal ends it with 74, or with --reconnect is waited for like a lost device;
+# no signal at the start is exit 69. vivid's "DV Timings Signal Mode" and "DV Timings" controls
+# change what VIDIOC_QUERY_DV_TIMINGS answers and send the event.
+# module: vivid n_devs=1 node_types=0x1 vid_cap_nr=10 num_inputs=1 input_types=0x3
+# timeout: 300
+set -euo pipefail
+source "$(dirname "$0")/../lib.sh"
+need_capture
+
+cam=/dev/video10
+out=$(mktemp -d)
+"$CAPTURE" --version >/dev/null # the first start under emulation is the slowest
+
+# vivid's signal modes (its "DV Timings Signal Mode" menu).
+current=0 no_signal=1 selected=4
+
+# The mode the source sends now, as capture names it, from v4l2-ctl's own report.
+query_mode() {
+    v4l2-ctl -d $cam --query-dv-timings | "$VM_PYTHON" -I -S -c '
+import re, sys
+t = sys.stdin.read()
+w = re.search(r"Active width: (\d+)", t).group(1)
+h = re.search(r"Active height: (\d+)", t).group(1)
+fps = float(re.search(r"\(([\d.]+) frames per second\)", t).group(1))
+scan = " interlaced" if "Frame format: interlaced" in t else ""
+print(f"{w}x{h}{scan} at {round(fps, 2):g} fps")'
+}
+
+# The index of a "DV Timings" menu entry: 1920x1080p30 when vivid has it, else the first that
+# is not the 720p60 the input starts with.
+other_timings() {
+    v4l2-ctl -d $cam --list-ctrls-menus | "$VM_PYTHON" -I -S -c '
+import re, sys
+entries, inside = [], False
+for line in sys.stdin:
+    if re.match(r"\s*dv_timings\s", line):
+        inside = True
+        continue
+    m = re.match(r"\s+(\d+): (\S+)$", line)
+    if inside and m:
+        entries.append((m.group(1), m.group(2)))
+    elif inside and entries:
+        break
+pick = [i for i, n in entries if n == "1920x1080p30"] or [i for i, n in entries if not n.startswith("1280x720p60")]
+print(pick[0])'
+}
+
+reset_signal() { v4l2-ctl -d $cam -c dv_timings_signal_mode=$current; }
+
+check_eq "probe: the input has DV timings" true "$("$CAPTURE" probe $cam --json | json /dev/stdin 'd["input"].get("dv_timings")')"
+before=$(query_mode)
+check_eq "the source sends 720p60" "1280x720 at 60 fps" "$before"
+index=$(other_timings)
+
+# Records 320x180 raw into $out/NAME.mkv (stdout, stderr in $VM_OUT/NAME.out, .err) for up to
+# 20 s with ARGS; the file's appearance time goes to $VM_OUT/NAME.start.
+record() { # NAME ARGS...
+    local name=$1
+    shift
+    "$CAPTURE" record --video $cam --video-size 320x180 --codec raw --json "$@" "$out/$name.mkv" \
+        >"$VM_OUT/$name.out" 2>"$VM_OUT/$name.err" &
+    pid=$!
+    appeared "$out/$name.mkv" >/dev/null || true
+}
+
+finished() { # NAME: the file reads back and decodes cleanly; its frames are the summary's
+    local name=$1
+    check "$name: the file decodes cleanly" clean "$out/$name.mkv"
+    if json_has "$VM_OUT/$name.out" video; then
+        check_eq "$name: the file holds the frames written" \
+            "$(json "$VM_OUT/$name.out" 'd["video"]["frames_written"]')" "$(packets "$out/$name.mkv")"
+    else
+        check "$name: a JSON summary" false
+    fi
+}
+
+# A source change event with the mode unchanged (the "DV Timings" menu moves while the input
+# still reports its current timings): the recording goes on to its end.
+record same --duration 4
+sleep 1.5
+v4l2-ctl -d $cam -c dv_timings="$index"
+rc=0
+wait $pid || rc=$?
+check_eq "same mode: exit 0" 0 "$rc"
+dur=$(value "$out/same.mkv" format=duration)
+check "same mode: the file lasts 4 +- 0.2 s ($dur)" near "$dur" 4 0.2
+finished same
+
+# The source changes mode: exit 74 soon after, naming both modes.
+record change --duration 20
+sleep 2
+v4l2-ctl -d $cam -c dv_timings_signal_mode=$selected
+changed=$(date +%s%N)
+after=$(query_mode)
+rc=0
+wait $pid || rc=$?
+reset_signal
+check "the new mode differs ($after)" test "$after" != "$before"
+check_eq "source change: exit 74" 74 "$rc"
+check "source change: within 2 s ($(tenths_since "$changed") tenths)" test "$(tenths_since "$changed")" -le 20
+check "source change: stderr names both modes" \
+    grep -qF "$cam: its source changed from $before to $after" "$VM_OUT/change.err"
+check_eq "source change: one line on stderr" 1 "$(stderr_lines "$VM_OUT/change.err")"
+dur=$(value "$out/change.mkv" format=duration)
+check "source change: the file lasts at least 1.5 s ($dur)" test "${dur%%.*}" -ge 1
+finished change
+
+# The signal goes away: exit 74.
+record lost --duration 20
+sleep 2
+v4l2-ctl -d $cam -c dv_timings_signal_mode=$no_signal
+rc=0
+wait $pid || rc=$?
+reset_signal
+check_eq "signal lost: exit 74" 74 "$rc"
+check "signal lost: stderr says so" grep -qF "$cam: its input signal was lost (no signal)" "$VM_OUT/lost.err"
+finished lost
+
+# With --reconnect the signal is waited for: 3 s without, then the recording goes on to its end,
+# the time without a hole in the file.
+record back --duration 10 --reconnect
+sleep 2
+v4l2-ctl -d $cam -c dv_timings_signal_mode=$no_signal
+sleep 3
+reset_signal
+rc=0
+wait $pid || rc=$?
+check_eq "signal lost, --reconnect: exit 0" 0 "$rc"
+check_eq "signal lost, --reconnect: back once" 1 "$(json "$VM_OUT/back.out" 'd["video"]["reconnects"]')"
+dur=$(value "$out/back.mkv" format=duration)
+check "signal lost, --reconnect: the file lasts 10 +- 0.5 s ($dur)" near "$dur" 10 0.5
+hole=$(ffprobe -v error -select_streams v:0 -show_entries packet=pts_time -of csv=p=0 "$out/back.mkv" |
+    "$VM_PYTHON" -I -S -c 'import sys; t = sorted(float(l) for l in sys.stdin if l.strip()); print(int(max(b - a for a, b in zip(t, t[1:])) * 10))')
+check "signal lost, --reconnect: the file has the hole (${hole} tenths)" test "$hole" -ge 25
+finished back
+
+# No signal at the start: nothing to record.
+v4l2-ctl -d $cam -c dv_timings_signal_mode=$no_signal
+rc=$(run none "$CAPTURE" record --video $cam --video-size 320x180 --duration 2 "$out/none.mkv")
+reset_signal
+check_eq "no signal: exit 69" 69 "$rc"
+check "no signal: stderr says so" grep -qF "$cam: its input has no signal" "$VM_OUT/none.err"
+check "no signal: no file" test ! -e "$out/none.mkv"
+
+rm -rf "$out"
+finish
