@@ -26,6 +26,7 @@ enum OptionNames {
         case .force: "--force"
         case .stallTimeout: "--stall-timeout"
         case .buffers: "--buffers"
+        case .v4l2Reader: "--v4l2-reader"
         case .control: "--control"
         case .controlsProfile: "--controls-from"
         case .restoreControls: "--restore-controls"

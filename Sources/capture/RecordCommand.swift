@@ -206,6 +206,11 @@ struct RecordCommand: Command {
                     + "the driver may give another count.",
                 default: "half a second at the camera's rate"),
             .option(
+                "--v4l2-reader", "reader",
+                help: "Which reader records the cameras: native (capture's own) or ffmpeg (FFmpeg's v4l2 input).",
+                default: "native for multiplanar-only cameras and HDMI grabbers, ffmpeg for the others",
+                kind: .choices(V4L2Reader.allCases.map(\.rawValue))),
+            .option(
                 "--stall-timeout", "seconds",
                 help: "End with exit 74 when a device sends nothing for this long (with --reconnect, wait for it).",
                 default: "5"),

@@ -151,6 +151,7 @@ struct RecordOptions {
         request.duration = try number("--duration", 0.001...DurationValue.longest)
         request.frames = try number("--frames", 1...Int(Int32.max))
         request.buffers = try number("--buffers", 2...32)
+        request.v4l2Reader = try parsed("--v4l2-reader", V4L2Reader.init(rawValue:), takes: "native or ffmpeg")
         request.stallTimeout = try number("--stall-timeout", 0.1...3600.0) ?? 5
         request.also = arguments.values("--also")
         request.streamCamera = try number("--stream-video", 0...Int(Int32.max))

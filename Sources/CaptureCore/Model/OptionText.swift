@@ -10,6 +10,8 @@ public enum RequestOption: String, Sendable, Hashable, CaseIterable {
     case sampleRate, channels, audioCodec, sampleFormat, duration, frameLimit, force, stallTimeout
     /// The MMAP buffers asked of a camera read by capture's own V4L2 reader.
     case buffers
+    /// Which V4L2 reader records the cameras (`V4L2Reader`).
+    case v4l2Reader
     case control, controlsProfile, restoreControls
     /// Waiting for a device that is not there yet.
     case wait
@@ -59,6 +61,7 @@ public enum RequestOption: String, Sendable, Hashable, CaseIterable {
         case .force: "the option to overwrite"
         case .stallTimeout: "the stall timeout"
         case .buffers: "the buffer count"
+        case .v4l2Reader: "the choice of V4L2 reader"
         case .control: "a control setting"
         case .controlsProfile: "a controls profile"
         case .restoreControls: "restoring the controls"

@@ -15,16 +15,19 @@ public struct VideoRequest: Hashable, Sendable {
     public var copy: Bool
     /// MMAP buffers for a camera read by capture's own V4L2 reader; nil: its default.
     public var buffers: Int? = nil
+    /// Which reader records the camera; nil: the one `InputSource` chooses.
+    public var reader: V4L2Reader? = nil
 
     public init(
         frameSize: FrameDimensions? = nil, frameRate: Rational? = nil, inputFormat: String? = nil, copy: Bool = false,
-        buffers: Int? = nil
+        buffers: Int? = nil, reader: V4L2Reader? = nil
     ) {
         self.frameSize = frameSize
         self.frameRate = frameRate
         self.inputFormat = inputFormat
         self.copy = copy
         self.buffers = buffers
+        self.reader = reader
     }
 }
 

@@ -82,7 +82,13 @@ struct InputSource: Sendable {
             let path = device.v4l2?.path ?? device.name
             guard let camera else { throw .failed("\(path): the camera's modes were not probed") }
             let mode = try ModeSelector.select(video, from: camera)
-            if mode.multiplanar || camera.input?.dvTimings == true {
+            if mode.multiplanar && video.reader == .ffmpeg {
+                throw .notSupported(
+                    device: path,
+                    reason: "FFmpeg's v4l2 input cannot read a multiplanar-only camera; leave out \(.v4l2Reader)")
+            }
+            let ownReader = mode.multiplanar || camera.input?.dvTimings == true
+            if video.reader.map({ $0 == .native }) ?? ownReader {
                 return nativeCamera(device, kind: kind, path: path, mode: mode, buffers: video.buffers)
             }
             if video.buffers != nil {

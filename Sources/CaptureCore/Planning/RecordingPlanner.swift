@@ -297,7 +297,7 @@ public enum RecordingPlanner {
             entry.device, kind: .video,
             video: VideoRequest(
                 frameSize: asked.videoSize, frameRate: asked.frameRate, inputFormat: asked.inputFormat,
-                copy: requested == .copy, buffers: request.buffers),
+                copy: requested == .copy, buffers: request.buffers, reader: request.v4l2Reader),
             camera: entry.camera)
         let copies =
             source.mode.map {

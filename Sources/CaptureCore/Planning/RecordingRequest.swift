@@ -52,6 +52,9 @@ public struct RecordingRequest: Sendable {
     /// one), 2 to 32; nil: enough for half a second at the mode's rate. The driver may give
     /// another count.
     public var buffers: Int? = nil
+    /// Which reader records the cameras; nil: capture's own for multiplanar-only cameras and
+    /// HDMI grabbers, FFmpeg's v4l2 input for the others.
+    public var v4l2Reader: V4L2Reader? = nil
     /// Camera controls to set before streaming, one by one, on top of the profile.
     public var controls: [ControlSetting] = []
     /// A profile `capture controls` saved, to apply before streaming.

@@ -78,6 +78,28 @@ import Testing
         #expect(!native.multiplanar && native.width == 320 && native.height == 180 && native.fourcc == "YUYV")
     }
 
+    /// The reader asked for wins where it can read the camera; FFmpeg's cannot read a
+    /// multiplanar-only one, which is refused before anything opens.
+    @Test func theReaderAskedFor() throws {
+        let size = FrameDimensions(width: 640, height: 480)
+        let webcam = VividFixtures.webcam
+        let native = try InputSource.make(
+            Self.camera(webcam), kind: .video, video: VideoRequest(frameSize: size, reader: .native), camera: webcam)
+        #expect(native.native?.multiplanar == false && native.format == InputSource.nativeFormat)
+        var hdmi = VividFixtures.hdmi
+        hdmi.input?.dvTimings = true
+        let ffmpeg = try InputSource.make(
+            Self.camera(hdmi), kind: .video, video: VideoRequest(frameSize: size, reader: .ffmpeg), camera: hdmi)
+        #expect(ffmpeg.native == nil && ffmpeg.format == "v4l2")
+        let planar = VividFixtures.multiplanar
+        #expect(throws: CaptureError.self) {
+            try InputSource.make(
+                Self.camera(planar), kind: .video,
+                video: VideoRequest(frameSize: FrameDimensions(width: 320, height: 180), reader: .ffmpeg),
+                camera: planar)
+        }
+    }
+
     @Test func aBufferCountForACameraFFmpegReadsIsAUsageError() throws {
         let probe = VividFixtures.webcam
         let request = VideoRequest(frameSize: FrameDimensions(width: 640, height: 480), buffers: 6)
