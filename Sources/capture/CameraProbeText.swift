@@ -36,7 +36,7 @@ enum CameraProbeText {
         field("Bus info", probe.busInfo)
         field("Device Caps", probe.capabilities.joined(separator: ", "))
         if let input = probe.input {
-            field("Input", "\(input.index) (\(input.name))")
+            field("Input", "\(input.index) (\(input.name))" + (input.dvTimings == true ? ", DV timings" : ""))
         }
         if probe.inputs.count > 1 {
             field("Inputs", probe.inputs.map { "\($0.index) \($0.name)" }.joined(separator: ", "))

@@ -107,11 +107,20 @@ check_eq "one camera lost, --reconnect: the lost camera came back once" 1 \
 # video stream skips them.
 gaps=$(json "$VM_OUT/lost.out" "d['cameras'][1]['frames_dropped']['gaps']")
 check "one camera lost, --reconnect: its track has the gap ($gaps frames)" test "$gaps" -ge 13
-skipped=$(ffprobe -v error -select_streams v:1 -show_entries packet=pts_time -of csv=p=0 "$out/lost.mkv" |
-    "$VM_PYTHON" -I -S -c 'import sys; t = sorted(float(l) for l in sys.stdin if l.strip()); print(round(max(b - a for a, b in zip(t, t[1:])) * 30) - 1)')
+# The most frames one hole in the file's video stream N skips.
+largest_hole() { # N
+    ffprobe -v error -select_streams "v:$1" -show_entries packet=pts_time -of csv=p=0 "$out/lost.mkv" |
+        "$VM_PYTHON" -I -S -c 'import sys; t = sorted(float(l) for l in sys.stdin if l.strip()); print(round(max(b - a for a, b in zip(t, t[1:])) * 30) - 1)'
+}
+skipped=$(largest_hole 1)
 check "one camera lost, --reconnect: the file skips them too ($skipped frames)" test "$skipped" -ge 13
-check_eq "one camera lost, --reconnect: the other camera's track has none" 0 \
-    "$(json "$VM_OUT/lost.out" "d['cameras'][0]['frames_dropped']['gaps'] + d['cameras'][0]['reconnects']")"
+# The other camera was not lost, and its track has no such hole. A frame or a few that vivid
+# itself skips on the guest's busy CPU are its own gaps, not the other camera's loss.
+check_eq "one camera lost, --reconnect: the other camera was not lost" 0 \
+    "$(json "$VM_OUT/lost.out" "d['cameras'][0]['reconnects']")"
+other=$(largest_hole 0)
+check "one camera lost, --reconnect: the other camera's track has no such hole (at most $other frames)" \
+    test "$other" -lt 13
 duration=$(value "$out/lost.mkv" format=duration)
 check "one camera lost, --reconnect: the file lasts 10 s +- 0.5 ($duration)" near "$duration" 10 0.5
 rm -f "$out/lost.mkv"

@@ -52,7 +52,8 @@ print(pick[0])'
 
 reset_signal() { v4l2-ctl -d $cam -c dv_timings_signal_mode=$current; }
 
-check_eq "probe: the input has DV timings" true "$("$CAPTURE" probe $cam --json | json /dev/stdin 'd["input"].get("dv_timings")')"
+check_eq "probe: the input has DV timings" true "$("$CAPTURE" probe $cam --json | json /dev/stdin 'd["camera"]["input"].get("dv_timings")')"
+check "probe: its text says so" grep -q "Input .*: 0 (HDMI 0), DV timings" <("$CAPTURE" probe $cam)
 before=$(query_mode)
 check_eq "the source sends 720p60" "1280x720 at 60 fps" "$before"
 index=$(other_timings)
