@@ -89,6 +89,12 @@ struct InputSource: Sendable {
             }
             let ownReader = mode.multiplanar || camera.input?.dvTimings == true
             if video.reader.map({ $0 == .native }) ?? ownReader {
+                if NativeV4L2Formats.entry(fourcc: mode.fourcc) == nil {
+                    throw .notSupported(
+                        device: path,
+                        reason: "capture's own V4L2 reader cannot read \(mode.fourcc.trimmingTrailingSpaces) yet; "
+                            + "choose another \(.inputFormat)" + (ownReader ? "" : " or leave out \(.v4l2Reader)"))
+                }
                 return nativeCamera(device, kind: kind, path: path, mode: mode, buffers: video.buffers)
             }
             if video.buffers != nil {
