@@ -37,16 +37,7 @@ struct SignalTimings: Hashable, Sendable, CustomStringConvertible {
     var description: String {
         let size = "\(width)x\(height)" + (interlaced ? " interlaced" : "")
         guard let frameRate else { return size }
-        return "\(size) at \(Self.rounded(frameRate)) fps"
-    }
-
-    /// A rate with at most two decimals: 60, 59.94, 29.97.
-    private static func rounded(_ rate: Rational) -> String {
-        let hundredths = (rate.doubleValue * 100).rounded()
-        let whole = Int(hundredths) / 100
-        let fraction = Int(hundredths) % 100
-        if fraction == 0 { return "\(whole)" }
-        return fraction % 10 == 0 ? "\(whole).\(fraction / 10)" : "\(whole).\(fraction < 10 ? "0" : "")\(fraction)"
+        return "\(size) at \(frameRate.decimalDescription) fps"
     }
 }
 
