@@ -122,7 +122,7 @@ final class InputReader: @unchecked Sendable {
                 continue
             }
             guard packet.streamIndex == streamIndex else { continue }
-            if let lost = current!.framesLostByDevice { deviceLosses.withLock { $0.current = lost } }
+            if current!.numbersBuffers { numbered.withLock { $0 = true } }
             let item = stamped(packet)
             if coalescer != nil {
                 do {
@@ -151,10 +151,6 @@ final class InputReader: @unchecked Sendable {
             return nil
         }
         failedReads.withLock { $0.current = nil }
-        deviceLosses.withLock { losses in
-            if let current = losses.current { losses.closed = (losses.closed ?? 0) + current }
-            losses.current = nil
-        }
         input = nil
         current = nil
         switch waitForReturn(reconnect, reason: reason) {
@@ -255,19 +251,12 @@ final class InputReader: @unchecked Sendable {
         return true
     }
 
-    /// Frames the device lost by its buffers' sequence numbers: in the inputs let go of after a
-    /// loss, and in the one read now; each nil until a driver numbered its buffers.
-    private let deviceLosses = Mutex<(closed: Int?, current: Int?)>((nil, nil))
+    private let numbered = Mutex(false)
 
-    /// Frames the device lost by its buffers' sequence numbers over the recording, through every
-    /// reconnect (`InputContainer.framesLostByDevice`); nil when it was read through FFmpeg or
-    /// its driver does not number its buffers. Any thread.
-    var framesLostByDevice: Int? {
-        deviceLosses.withLock { losses in
-            guard losses.closed != nil || losses.current != nil else { return nil }
-            return (losses.closed ?? 0) + (losses.current ?? 0)
-        }
-    }
+    /// True once the device has shown that it numbers its buffers (`InputContainer.numbersBuffers`):
+    /// its packets' `Packet.framesLostBefore` then count the frames it lost, which the recording
+    /// loop adds up within the recording. False for a camera read through FFmpeg. Any thread.
+    var numbersBuffers: Bool { numbered.withLock { $0 } }
 
     /// The run of failed reads going on, and the runs that ended since the loop last asked.
     private let failedReads = Mutex<(current: ReadRetry?, recovered: [ReadRetry])>((nil, []))

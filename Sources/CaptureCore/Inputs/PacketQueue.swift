@@ -120,6 +120,8 @@ final class PacketQueue: @unchecked Sendable {
                 if lanes[lane].dropsOldest {
                     if let oldest = lanes[lane].popFirst() {
                         lanes[lane].droppedTimes.append(oldest.time)
+                        // It is late, not lost by the device; the frames the device lost before it are.
+                        (lanes[lane].items.first ?? item).packet.framesLostBefore += oldest.packet.framesLostBefore
                         discarded.append(oldest)
                     }
                     lanes[lane].dropped += 1

@@ -112,9 +112,9 @@ final class InputContainer: @unchecked Sendable {
     /// The camera read by capture's own V4L2 reader; nil for an input opened through FFmpeg.
     private let camera: V4L2Stream?
 
-    /// Frames the camera lost by its buffers' sequence numbers (`V4L2Stream.framesLost`); nil
-    /// for an input read through FFmpeg or a driver that does not number its buffers.
-    var framesLostByDevice: Int? { camera?.framesLost }
+    /// True for a camera read by capture's own V4L2 reader whose driver numbers its buffers
+    /// (`V4L2Stream.numbersBuffers`): its packets say the frames lost before them.
+    var numbersBuffers: Bool { camera?.numbersBuffers ?? false }
 
     /// What the camera's source did that ended the read (`V4L2Stream.sourceChange`): another
     /// mode, or its signal lost; nil otherwise.

@@ -8,6 +8,12 @@ internal import CFFmpeg
 final class Packet: @unchecked Sendable {
     let pointer: UnsafeMutablePointer<AVPacket>
 
+    /// Frames the device lost just before this one, by its buffers' sequence numbers
+    /// (`SequenceGaps`); 0 when none or unknown. Set by capture's own V4L2 reader, so the loop
+    /// counts only the losses inside the recording; the packet queue moves a dropped packet's
+    /// count to the packet after it.
+    var framesLostBefore = 0
+
     /// An empty packet. Wraps `av_packet_alloc`.
     init() throws(FFmpegError) {
         guard let packet = av_packet_alloc() else {

@@ -79,12 +79,12 @@ extension V4L2Stream {
 
     /// Puts `buffer` into `packet` as `read` describes, and counts its sequence number.
     private func fill(_ packet: Packet, from buffer: Dequeued) throws(FFmpegError) {
-        let queued = counters.withLock { counters in
+        let (queued, lost) = counters.withLock { counters in
             counters.queued -= 1
-            counters.sequence.add(buffer.sequence)
-            if buffer.flags & UInt32(V4L2_BUF_FLAG_ERROR) != 0 { counters.corrupt += 1 }
-            return counters.queued
+            let lost = counters.sequence.add(buffer.sequence)
+            return (counters.queued, lost)
         }
+        packet.framesLostBefore = lost
         let monotonic =
             buffer.flags & UInt32(V4L2_BUF_FLAG_TIMESTAMP_MASK) == UInt32(V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC)
         let pts = monotonic ? buffer.timestamp : SessionClock.now()
@@ -100,7 +100,7 @@ extension V4L2Stream {
             return
         }
         packet.pointer.pointee.flags |= AV_PKT_FLAG_KEY
-        let mapsBuffer = queued * 2 >= bufferCount
+        let mapsBuffer = !overwritesDequeued && queued * 2 >= bufferCount
         // A picture maps its buffer as it is when it is one packed run of bytes in FFmpeg's order.
         let packed =
             entry.memoryPlanes == 1 && entry.planeOrder == nil && entry.interleavedChroma == nil

@@ -63,14 +63,16 @@ final class V4L2Stream: @unchecked Sendable {
     /// The signal on the input when streaming started, for an input with DV timings (an HDMI
     /// grabber); nil for the others (`watchSource`).
     let signal: SignalTimings?
+    /// True when the driver writes into buffers the reader has dequeued: v4l2loopback keeps its
+    /// buffers a ring its writer goes round whatever the readers hold, so a picture lent from one
+    /// changes under the encoder. Every picture of such a driver is copied.
+    let overwritesDequeued: Bool
 
     /// Counters shared by the reader thread and the threads that give buffers back.
     struct Counters {
         /// Buffers with the driver.
         var queued = 0
         var sequence = SequenceGaps()
-        /// Buffers the driver flagged V4L2_BUF_FLAG_ERROR.
-        var corrupt = 0
         var streaming = false
         /// What the source did that ended the stream (`takeEvents`).
         var sourceChange: SourceChange?
@@ -90,6 +92,8 @@ final class V4L2Stream: @unchecked Sendable {
         let handle: V4L2Handle
         do { handle = try V4L2Handle(path: request.path) } catch { throw .call(error) }
         do { signal = try Self.watchSource(handle) } catch { throw .call(error) }
+        let driver = (try? handle.queryCapabilities()).map { decodeCString($0.driver) }
+        overwritesDequeued = driver == "v4l2 loopback"
         let type =
             request.multiplanar ? V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE.rawValue : V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
         let planes = try Self.setFormat(handle, type: type, request: request)
@@ -274,10 +278,7 @@ final class V4L2Stream: @unchecked Sendable {
         counters.withLock { $0.queued += 1 }
     }
 
-    /// Frames the camera lost, from its buffers' sequence numbers (`SequenceGaps`); nil when it
-    /// does not number them.
-    var framesLost: Int? { counters.withLock { $0.sequence.lost } }
-
-    /// Buffers the driver flagged as damaged (V4L2_BUF_FLAG_ERROR).
-    var corruptBuffers: Int { counters.withLock { $0.corrupt } }
+    /// True once the driver has shown that it numbers its buffers (`SequenceGaps.lost`): the
+    /// packets' `framesLostBefore` then count what it lost.
+    var numbersBuffers: Bool { counters.withLock { $0.sequence.lost != nil } }
 }

@@ -47,6 +47,25 @@ import Testing
         #expect(queue.dropped(lane: video) == 7)
     }
 
+    @Test func aDroppedPacketHandsTheDevicesLossBeforeItToThePacketAfterIt() throws {
+        // The queue's drop is late, not the device's loss; the frames the device lost before the
+        // dropped packet stay counted, on the packet that follows it.
+        let queue = PacketQueue()
+        let lane = queue.addLane(live: true, dropsOldest: true, capacity: 2)
+        _ = started(queue)
+        for (time, lost) in [(0, 3), (1, 0), (2, 1), (3, 0)] {
+            let next = try item(Int64(time))
+            next.packet.framesLostBefore = lost
+            queue.push(next, lane: lane)
+        }
+        #expect(queue.dropped(lane: lane) == 2)
+        var seen: [[Int64]] = []
+        while case .packet(_, let packet) = queue.next(timeout: 0) {
+            seen.append([packet.time, Int64(packet.packet.framesLostBefore)])
+        }
+        #expect(seen == [[2, 4], [3, 0]])
+    }
+
     @Test func aLiveAudioLaneNeverDrops() throws {
         let queue = PacketQueue()
         let lane = queue.addLane(live: true, dropsOldest: false, capacity: 2)
