@@ -202,13 +202,13 @@ struct RecordCommand: Command {
             .option("--frames", "n", help: "Stop after exactly this many video frames."),
             .option(
                 "--buffers", "n",
-                help: "Buffers to ask of a camera capture reads itself (multiplanar-only, HDMI grabber), 2-32; "
+                help: "Buffers to ask of a camera capture's own reader reads, 2-32; "
                     + "the driver may give another count.",
                 default: "half a second at the camera's rate"),
             .option(
                 "--v4l2-reader", "reader",
                 help: "Which reader records the cameras: native (capture's own) or ffmpeg (FFmpeg's v4l2 input).",
-                default: "native for multiplanar-only cameras and HDMI grabbers, ffmpeg for the others",
+                default: "native for every format it reads, ffmpeg for the others (a camera's own H.264)",
                 kind: .choices(V4L2Reader.allCases.map(\.rawValue))),
             .option(
                 "--stall-timeout", "seconds",

@@ -34,10 +34,11 @@ struct InputSource: Sendable {
     /// The `format` of a camera read by capture's own V4L2 reader.
     static let nativeFormat = "v4l2 (native)"
 
-    /// A camera read by capture's own V4L2 reader: one that captures through the multiplanar API
-    /// only, which FFmpeg 5.1's v4l2 input lacks, or an input with DV timings (an HDMI grabber),
-    /// whose source changes and lost signal FFmpeg's input does not see (it keeps streaming the
-    /// old mode, or stops without a word).
+    /// A camera read by capture's own V4L2 reader: every camera in a format it reads unless
+    /// FFmpeg's reader is asked for; always one that captures through the multiplanar API only,
+    /// which FFmpeg 5.1's v4l2 input lacks, or an input with DV timings (an HDMI grabber), whose
+    /// source changes and lost signal FFmpeg's input does not see (it keeps streaming the old
+    /// mode, or stops without a word).
     private static func nativeCamera(
         _ device: Device, kind: Device.Kind, path: String, mode: VideoMode, buffers: Int?
     ) -> InputSource {
@@ -87,20 +88,24 @@ struct InputSource: Sendable {
                     device: path,
                     reason: "FFmpeg's v4l2 input cannot read a multiplanar-only camera; leave out \(.v4l2Reader)")
             }
-            let ownReader = mode.multiplanar || camera.input?.dvTimings == true
-            if video.reader.map({ $0 == .native }) ?? ownReader {
-                if NativeV4L2Formats.entry(fourcc: mode.fourcc) == nil {
+            // Only the own reader reads a multiplanar-only camera or sees an HDMI source change; it
+            // reads every other format it knows too, since it keeps the driver's drop count and
+            // uses less memory (README, "Multiplanar cameras"). A camera's own H.264 stays FFmpeg's.
+            let needsOwn = mode.multiplanar || camera.input?.dvTimings == true
+            let readable = NativeV4L2Formats.entry(fourcc: mode.fourcc) != nil
+            if video.reader.map({ $0 == .native }) ?? (needsOwn || readable) {
+                guard readable else {
                     throw .notSupported(
                         device: path,
                         reason: "capture's own V4L2 reader cannot read \(mode.fourcc.trimmingTrailingSpaces) yet; "
-                            + "choose another \(.inputFormat)" + (ownReader ? "" : " or leave out \(.v4l2Reader)"))
+                            + "choose another \(.inputFormat)" + (needsOwn ? "" : " or leave out \(.v4l2Reader)"))
                 }
                 return nativeCamera(device, kind: kind, path: path, mode: mode, buffers: video.buffers)
             }
             if video.buffers != nil {
                 throw .usage(
-                    "\(path): \(.buffers) applies to the cameras capture reads itself (multiplanar-only cameras, "
-                        + "HDMI grabbers); FFmpeg's v4l2 input, which reads this camera, chooses its own")
+                    "\(path): \(.buffers) applies to the cameras capture's own V4L2 reader reads; FFmpeg's v4l2 "
+                        + "input, which reads this camera, chooses its own")
             }
             var options = ["input_format": mode.inputFormat, "video_size": "\(mode.width)x\(mode.height)"]
             if let rate = mode.frameRate, !mode.rateFromInput { options["framerate"] = rate.description }

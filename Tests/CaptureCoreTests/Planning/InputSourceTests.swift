@@ -41,8 +41,8 @@ import Testing
     }
 }
 
-/// A multiplanar-only camera or an HDMI input is read by capture's own V4L2 reader, with the
-/// buffers asked for; the others by FFmpeg's v4l2 input, which takes no buffer count.
+/// A camera is read by capture's own V4L2 reader, with the buffers asked for, in every format it
+/// reads; in another (a camera's own H.264), by FFmpeg's v4l2 input, which takes no buffer count.
 @Suite struct NativeCameraSourceTests {
     static func camera(_ probe: CameraProbe) -> Device {
         Device(
@@ -65,12 +65,36 @@ import Testing
             try InputSource.make(Self.camera(probe), kind: .video, video: asked, camera: probe).native?.buffers == 6)
     }
 
-    /// An input with DV timings (HDMI) is read by the own reader, which sees its source change;
-    /// the same modes on an input without them stay with FFmpeg's.
+    @Test func aSinglePlanarCameraIsReadByTheOwnReader() throws {
+        let probe = VividFixtures.webcam
+        let request = VideoRequest(frameSize: FrameDimensions(width: 640, height: 480))
+        let source = try InputSource.make(Self.camera(probe), kind: .video, video: request, camera: probe)
+        #expect(source.format == InputSource.nativeFormat)
+        let native = try #require(source.native)
+        #expect(!native.multiplanar && native.fourcc == "YUYV" && native.width == 640 && native.height == 480)
+    }
+
+    /// A camera's own H.264, which the own reader does not read yet, goes to FFmpeg's reader.
+    @Test func aFormatTheOwnReaderCannotReadIsReadByFFmpegs() throws {
+        var probe = VividFixtures.webcam
+        probe.formats = [probe.formats[0]]
+        probe.formats[0].fourcc = "H264"
+        probe.formats[0].ffmpegName = "h264"
+        probe.formats[0].compressed = true
+        let request = VideoRequest(frameSize: FrameDimensions(width: 640, height: 480))
+        let source = try InputSource.make(Self.camera(probe), kind: .video, video: request, camera: probe)
+        #expect(source.native == nil && source.format == "v4l2")
+        var asked = request
+        asked.reader = .native
+        #expect(throws: CaptureError.self) {
+            try InputSource.make(Self.camera(probe), kind: .video, video: asked, camera: probe)
+        }
+    }
+
+    /// An input with DV timings (HDMI) is read by the own reader, which sees its source change.
     @Test func anHDMIInputIsReadByTheOwnReader() throws {
         var probe = VividFixtures.hdmi
         let request = VideoRequest(frameSize: FrameDimensions(width: 320, height: 180))
-        #expect(try InputSource.make(Self.camera(probe), kind: .video, video: request, camera: probe).native == nil)
         probe.input?.dvTimings = true
         let source = try InputSource.make(Self.camera(probe), kind: .video, video: request, camera: probe)
         let native = try #require(source.native)
@@ -102,13 +126,12 @@ import Testing
 
     @Test func aBufferCountForACameraFFmpegReadsIsAUsageError() throws {
         let probe = VividFixtures.webcam
-        let request = VideoRequest(frameSize: FrameDimensions(width: 640, height: 480), buffers: 6)
+        let request = VideoRequest(frameSize: FrameDimensions(width: 640, height: 480), buffers: 6, reader: .ffmpeg)
         #expect(throws: CaptureError.self) {
             try InputSource.make(Self.camera(probe), kind: .video, video: request, camera: probe)
         }
-        let plain = try InputSource.make(
-            Self.camera(probe), kind: .video, video: VideoRequest(frameSize: FrameDimensions(width: 640, height: 480)),
-            camera: probe)
-        #expect(plain.native == nil && plain.format == "v4l2")
+        var own = request
+        own.reader = nil
+        #expect(try InputSource.make(Self.camera(probe), kind: .video, video: own, camera: probe).native?.buffers == 6)
     }
 }

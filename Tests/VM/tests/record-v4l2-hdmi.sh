@@ -81,13 +81,20 @@ finished() { # NAME: the file reads back and decodes cleanly; its frames are the
 }
 
 # A source change event with the mode unchanged (the "DV Timings" menu moves while the input
-# still reports its current timings): the recording goes on to its end.
+# still reports its current timings): the recording goes on to its end. v4l2-ctl, subscribed on
+# a handle of its own, shows that the event was sent.
 record same --duration 4
+timeout 10 v4l2-ctl -d $cam --wait-for-event=source_change=0 >"$VM_OUT/same-event.txt" 2>&1 &
+waiter=$!
 sleep 1.5
 v4l2-ctl -d $cam -c dv_timings="$index"
 rc=0
 wait $pid || rc=$?
 check_eq "same mode: exit 0" 0 "$rc"
+event=0
+wait $waiter || event=$?
+check_eq "same mode: the driver sent the source change event (v4l2-ctl --wait-for-event)" 0 "$event"
+[[ $event == 0 ]] || sed 's/^/  v4l2-ctl: /' "$VM_OUT/same-event.txt"
 dur=$(value "$out/same.mkv" format=duration)
 check "same mode: the file lasts 4 +- 0.2 s ($dur)" near "$dur" 4 0.2
 finished same

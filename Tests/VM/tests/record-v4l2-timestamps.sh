@@ -3,7 +3,7 @@
 # 16 s on, 2 puts them on a 32-bit clock far from any other. --duration ends on the session clock
 # whatever the device's clock does: with 1, exit 0, stopped by the 22 s duration, 550 +- 5 %
 # frames at 25 fps, audio and video within 0.15 s of each other; with 2 the same over 6 s. Both
-# through FFmpeg's v4l2 input (the default for this camera) and through capture's own reader.
+# through capture's own V4L2 reader (the default) and through FFmpeg's v4l2 input.
 # module: vivid n_devs=1 node_types=0x1 vid_cap_nr=10
 # module: snd-aloop index=0 id=Loopback pcm_substreams=2
 # module: v4l2loopback devices=3 video_nr=30,31,32 exclusive_caps=1,1,1 card_label=loop30,loop31,loop32
@@ -79,9 +79,9 @@ wrapped() { # VALUE SECONDS [READER]
 wrapped 1 22
 # 2: a 32-bit clock that starts far from any other.
 wrapped 2 6
-# The same through capture's own V4L2 reader, which takes the buffers' monotonic times itself.
-wrapped 1 22 native
-wrapped 2 6 native
+# The same through FFmpeg's v4l2 input, which converts the buffers' times as it finds them.
+wrapped 1 22 ffmpeg
+wrapped 2 6 ffmpeg
 
 rm -rf "$out"
 finish
