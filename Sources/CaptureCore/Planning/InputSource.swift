@@ -89,8 +89,9 @@ struct InputSource: Sendable {
                     reason: "FFmpeg's v4l2 input cannot read a multiplanar-only camera; leave out \(.v4l2Reader)")
             }
             // Only the own reader reads a multiplanar-only camera or sees an HDMI source change; it
-            // reads every other format it knows too, since it keeps the driver's drop count and
-            // uses less memory (README, "Multiplanar cameras"). A camera's own H.264 stays FFmpeg's.
+            // reads every other format it knows too, since it keeps the driver's drop count and uses
+            // less memory (README, "Cameras: capture's own V4L2 reader"). A camera's own H.264 stays
+            // FFmpeg's.
             let needsOwn = mode.multiplanar || camera.input?.dvTimings == true
             let readable = NativeV4L2Formats.entry(fourcc: mode.fourcc) != nil
             if video.reader.map({ $0 == .native }) ?? (needsOwn || readable) {
