@@ -88,18 +88,19 @@ extension V4L2Stream {
         let monotonic =
             buffer.flags & UInt32(V4L2_BUF_FLAG_TIMESTAMP_MASK) == UInt32(V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC)
         let pts = monotonic ? buffer.timestamp : SessionClock.now()
+        let sources = buffer.flags & UInt32(V4L2_BUF_FLAG_ERROR) != 0 ? nil : pictureSources(buffer)
+        // Set last: av_new_packet, which a copy below calls, resets them. Every picture, and
+        // every JPEG, is a keyframe; a copied stream waits for one after a damaged buffer.
         defer {
             packet.pts = pts
             packet.dts = pts
             packet.pointer.pointee.stream_index = 0
+            packet.pointer.pointee.flags |= sources == nil ? AV_PKT_FLAG_CORRUPT : AV_PKT_FLAG_KEY
         }
-        let sources = buffer.flags & UInt32(V4L2_BUF_FLAG_ERROR) != 0 ? nil : pictureSources(buffer)
         guard let sources else {
             giveBack(buffer.index)
-            packet.pointer.pointee.flags |= AV_PKT_FLAG_CORRUPT
             return
         }
-        packet.pointer.pointee.flags |= AV_PKT_FLAG_KEY
         let mapsBuffer = !overwritesDequeued && queued * 2 >= bufferCount
         // A picture maps its buffer as it is when it is one packed run of bytes in FFmpeg's order.
         let packed =
