@@ -24,6 +24,10 @@ struct FrameTally: Equatable, Sendable {
     private(set) var late = 0
     /// Delivered empty or damaged.
     private(set) var corrupt = 0
+    /// Lost by the device within the recording, by its buffers' sequence numbers
+    /// (`Packet.framesLostBefore`, `countLostByDevice`); 0 for a device that does not number them.
+    /// Not in `dropped`: for such a device they stand in for `gaps`, which its summary leaves out.
+    private(set) var lostByDevice = 0
     /// The slots of the first and last frames written; nil before the first.
     private(set) var firstSlot: Int64?
     private(set) var lastSlot: Int64?
@@ -125,6 +129,13 @@ struct FrameTally: Equatable, Sendable {
 
     /// A frame delivered into a slot already written.
     mutating func countDuplicate() { late += 1 }
+
+    /// Counts `frames` the device says it lost just before a frame that belongs in `slot` (for a
+    /// frame past the end, the end's), as many as fit between the last frame written (or the
+    /// start) and it: those before the start or after the end are not the recording's.
+    mutating func countLostByDevice(_ frames: Int, before slot: Int64) {
+        lostByDevice += min(frames, Int(max(0, slot - (lastSlot ?? -1) - 1)))
+    }
 
     /// A frame delivered empty or damaged, in a slot of its own.
     mutating func countCorrupt() {

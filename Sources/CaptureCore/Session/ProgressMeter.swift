@@ -23,7 +23,7 @@ struct ProgressMeter {
         if now - window.time >= 1_000_000 { window = (now, frames) }
         let elapsed = min(Double(now - t0) / 1e6, duration ?? .infinity)
         return RecordingProgress(
-            elapsed: elapsed, frames: frames, fps: fps, dropped: cameras.reduce(0) { $0 + $1.droppedTotal },
+            elapsed: elapsed, frames: frames, fps: fps, dropped: cameras.reduce(0) { $0 + $1.tally.dropped },
             bytes: bytes,
             bitRate: elapsed > 0 ? Double(bytes) * 8 / elapsed : 0, levels: microphones.map(\.meter.latest))
     }

@@ -76,7 +76,7 @@ extension RecordingSession {
     private func videoSummary(_ video: Track) -> RecordingSummary.Video? {
         guard let path = video.video, let planned = plan.videos.first(where: { $0.device == video.source.device })
         else { return nil }
-        let deviceLosses = video.reader.numbersBuffers ? path.lostByDevice : nil
+        let deviceLosses = video.reader.numbersBuffers ? path.tally.lostByDevice : nil
         // A camera's own H.264 may be copied although H.264 encoding was asked.
         // YUV4MPEG's raw pictures travel to its muxer wrapped (`wrapped_avframe`); they are stored
         // as rawvideo, which is what the reader needs to know.

@@ -29,10 +29,6 @@ final class VideoPath {
     private var awaitingFirstKeyframe: Bool
     /// Packets before the first keyframe: not part of the recording, not drops.
     private(set) var skippedAtStart = 0
-    /// Frames the device lost within the recording, by its buffers' sequence numbers
-    /// (`Packet.framesLostBefore`); those before the start or after the end are not the
-    /// recording's. Stays 0 for a device that does not number its buffers.
-    private(set) var lostByDevice = 0
     /// MJPEG: a frame without its start and end markers was cut short on the way (players choke
     /// on it, a decoder shows half a picture).
     let checksJPEGMarkers: Bool
@@ -56,7 +52,6 @@ final class VideoPath {
     var late: Int { tally.late }
     var corrupt: Int { tally.corrupt }
     var gaps: Int { tally.gaps }
-    var droppedTotal: Int { tally.dropped }
     /// True when packets go to the muxer as the camera sent them (`VideoCodec.copy`, or a camera's
     /// own H.264 that nothing asked to re-encode).
     var copies: Bool { encoder == nil }
@@ -199,11 +194,10 @@ final class VideoPath {
         guard !done else { return }
         lastJudgedArrival = arrival
         lastJudgedTime = time
+        // The frames the device lost just before this one, as far as they fall within the recording.
+        tally.countLostByDevice(packet.framesLostBefore, before: slot(of: min(time, endTime ?? time)))
         if let endTime, time >= endTime {
-            // The slots up to the end that nothing filled were lost by the device; of the frames it
-            // says it lost before this one, those that fit in them were the recording's.
-            let open = slot(of: endTime) - (tally.lastSlot ?? -1) - 1
-            lostByDevice += min(packet.framesLostBefore, Int(max(0, open)))
+            // The slots up to the end that nothing filled were lost by the device.
             try reachEnd(endTime, mux: mux)
             return
         }
@@ -211,9 +205,6 @@ final class VideoPath {
         // One less than half a frame interval before the start is its first frame (its nearest
         // slot is 0): a microphone whose first sample came 1 ms after it left slot 0 empty.
         guard time >= 0 || Rescale.slot(at: time, rate: rate) >= 0 else { return }
-        // Frames the device lost just before this one, as far as they fall after the start (a
-        // camera opened first loses frames while the others open).
-        lostByDevice += min(packet.framesLostBefore, Int(max(0, slot(of: time))))
         if awaitingFirstKeyframe {
             // Inter-frame codecs (a camera's own H.264) decode only from a keyframe on.
             guard packet.isKeyframe else {

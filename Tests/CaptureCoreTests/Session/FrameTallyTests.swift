@@ -6,6 +6,26 @@ import Testing
 /// Each missing frame is counted once (the queue's drops were once counted late and again as a
 /// gap), so `written + late + corrupt` is what the device delivered.
 @Suite struct FrameTallyTests {
+    /// The device's own count of frames lost before a frame (its sequence numbers) counts only as
+    /// far as it falls in the recording: not before its start (a camera opened first loses frames
+    /// while the others open), not after its end.
+    @Test func theDevicesLossesCountOnlyWithinTheRecording() {
+        var tally = FrameTally()
+        tally.countLostByDevice(4, before: -2)
+        tally.countLostByDevice(7, before: 0)
+        #expect(tally.lostByDevice == 0, "before the start")
+        tally.countLostByDevice(5, before: 2)
+        #expect(tally.lostByDevice == 2, "slots 0 and 1 only")
+        tally.countWritten(slot: 2)
+        tally.countLostByDevice(1, before: 4)
+        tally.countWritten(slot: 4)
+        #expect(tally.lostByDevice == 3)
+        // A frame past the end at slot 10 after 6 frames lost: slots 5 to 9 were the recording's.
+        tally.countLostByDevice(6, before: 10)
+        #expect(tally.lostByDevice == 8)
+        #expect(tally.dropped == tally.gaps, "the device's losses are none of the recorder's own drops")
+    }
+
     /// Plays a recording of 20 slots at one frame a slot. `lost`: slots the device never filled;
     /// `queued`: frames the queue dropped (noted just before the next frame taken, as the loop
     /// does); `corrupt`: empty buffers; `twice`: slots the device filled twice.
