@@ -37,10 +37,17 @@ for ext in mkv mp4; do
     titles=$(value "$out/rec.$ext" stream_tags=title,handler_name)
     check_eq "$ext: each track titled with its device" \
         "/dev/video10 /dev/video11 $mic $dummy" "$(grep -o '^\(/dev/video1[01]\|hw:[^ ]*\)' <<<"$titles" | tr '\n' ' ' | sed 's/ $//')"
-    starts=$(value "$out/rec.$ext" stream=start_time | sort -g)
+    # A camera whose device lost its first frames (the guest's one CPU busy as the microphones
+    # start: the summary counts them `device`) starts that much later in the file: each camera's
+    # start less the frames its device lost, at most, is within 0.1 s of the other streams'.
+    starts=$(for i in 0 1; do
+        lost=$(json "$VM_OUT/$name.out" "(d['cameras'][$i]['frames_dropped'].get('device') or 0) * d['cameras'][$i]['frame_rate']['denominator'] / d['cameras'][$i]['frame_rate']['numerator']")
+        "$VM_PYTHON" -I -S -c "print(round(max(0.0, $(value "$out/rec.$ext" stream=start_time "v:$i") - $lost), 6))"
+    done; value "$out/rec.$ext" stream=start_time a)
+    starts=$(sort -g <<<"$starts")
     first=$(head -n 1 <<<"$starts")
     last=$(tail -n 1 <<<"$starts")
-    check "$ext: every stream starts within 0.1 s of the others ($(tr '\n' ' ' <<<"$starts"))" \
+    check "$ext: every stream starts within 0.1 s of the others, a camera's frames lost by its device aside ($(tr '\n' ' ' <<<"$starts"))" \
         near "$first" "$last" 0.1
     for i in 0 1; do
         rate=$([[ $i == 0 ]] && echo 25 || echo 30)
