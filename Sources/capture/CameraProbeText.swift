@@ -64,7 +64,7 @@ enum CameraProbeText {
             var flags: [String] = []
             if format.compressed { flags.append("compressed") }
             if format.emulated { flags.append("emulated") }
-            let ffmpeg = format.ffmpegName.map { "FFmpeg \($0)" } ?? "not capturable by FFmpeg"
+            let ffmpeg = format.ffmpegName.map { "FFmpeg \($0)" } ?? "not capturable"
             out += "\t[\(index)]: '\(format.fourcc)' (\(format.description)) \(ffmpeg)"
             out += flags.isEmpty ? "\n" : ", \(flags.joined(separator: ", "))\n"
             for size in format.frameSizes {

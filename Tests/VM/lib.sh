@@ -61,6 +61,12 @@
 #                                    returns once it plays
 #   tone_stop                        stops the tone (SIGTERM) and waits for it
 #   keep_modes NODE...               notes each NODE's owner and mode; restore_modes puts them back
+#   record_formats CAM DIR FORMATS   records 4 raw pictures at 320x180 of each of FORMATS (lines of
+#                                    "FOURCC PIXFMT CODE", a space in the fourcc as _, as probe --json
+#                                    gives fourcc, ffmpeg_name and code) into DIR (the guest's own
+#                                    memory), and checks each is stored as PIXFMT and is byte for
+#                                    byte what v4l2-ctl --stream-mmap writes (the picture held
+#                                    still: osd_text_mode=2, no movement)
 #   fault_shim                       builds Tests/VM/shims/ioctl-faults.c (device faults on demand,
 #                                    configured by FAULT_* variables: see its header) into VM_OUT
 #                                    once, with CAPTURE_CC or cc, gcc or clang; prints its path,
@@ -485,6 +491,67 @@ off_grid() {
             }
             last = $5; seen = 1
         } END { print n + 0 }' "$1"
+}
+
+# One picture of the capture's raw file against one that v4l2-ctl wrote, planes in FFmpeg's order
+# (v4l2-ctl writes the planes as the camera holds them: YVU formats have V before U, NV16 its
+# chroma interleaved).
+same_picture() { # FOURCC PIXFMT CAPTURED STREAMED
+    "$VM_PYTHON" - "$@" <<'PY'
+import sys
+fourcc, pixfmt, captured, streamed = sys.argv[1:]
+w, h = 320, 180
+a = open(captured, 'rb').read()
+b = open(streamed, 'rb').read()
+size = len(a) // 4  # four pictures in each file
+if size == 0 or len(b) < 4 * size:
+    sys.exit(f"sizes: capture {len(a)}, v4l2-ctl {len(b)}")
+a, b = a[3 * size:4 * size], b[3 * size:4 * size]
+if fourcc in ('NV16', 'NM16', 'NV61', 'NM61'):
+    # Semi-planar 4:2:2 is recorded as planar yuv422p (FFmpeg 5.1 converts no NV16).
+    pairs = b[w * h:2 * w * h]
+    u, v = (pairs[0::2], pairs[1::2]) if fourcc in ('NV16', 'NM16') else (pairs[1::2], pairs[0::2])
+    b = b[:w * h] + u + v
+elif fourcc in ('YV12', 'YM21', 'YM61', 'YM42'):
+    chroma = {'yuv420p': w * h // 4, 'yuv422p': w * h // 2, 'yuv444p': w * h}[pixfmt]
+    b = b[:w * h] + b[w * h + chroma:w * h + 2 * chroma] + b[w * h:w * h + chroma]
+sys.exit(0 if a == b else f"pictures differ ({size} bytes)")
+PY
+}
+
+record_formats() { # CAM DIR FORMATS
+    local cam=$1 out=$2 name pixfmt code fourcc stored rc
+    while read -r name pixfmt code; do
+        [[ -n $name ]] || continue
+        fourcc=${name//_/ }
+        stored=$pixfmt
+        rc=$(run "raw-$name" "$CAPTURE" record --video "$cam" --video-size 320x180 --framerate 30 \
+            --input-format "$fourcc" --codec raw --frames 4 --json "$out/$name.nut")
+        if [[ $rc == 64 ]] && grep -q "files cannot hold raw $pixfmt pictures" "$VM_OUT/raw-$name.err"; then
+            # No container reads these back raw (NV24, NV42): stored as 4:4:4 planar, converted alike.
+            stored=yuv444p
+            rc=$(run "raw-$name" "$CAPTURE" record --video "$cam" --video-size 320x180 --framerate 30 \
+                --input-format "$fourcc" --pixel-format $stored --codec raw --frames 4 --json "$out/$name.nut")
+        fi
+        check_eq "$fourcc: exit 0" 0 "$rc"
+        [[ $rc == 0 ]] || continue
+        # The packets as stored, and what ffmpeg says of the stream.
+        ffmpeg -nostdin -v info -i "$out/$name.nut" -map 0:v -c copy -f rawvideo -y "$out/$name.raw" \
+            2>"$out/$name.info" || true
+        check "$fourcc: stored as $stored 320x180 ($(grep -o 'Video: .*' "$out/$name.info" | head -1))" \
+            grep -q "rawvideo.*, $stored\b.*, 320x180" "$out/$name.info"
+        # By its code: v4l2-ctl takes a number for a big-endian format too.
+        v4l2-ctl -d "$cam" -v width=320,height=180,pixelformat="$code" --stream-mmap --stream-count=4 \
+            --stream-to="$out/$name.v4l2" 2>/dev/null
+        if [[ $stored != "$pixfmt" ]]; then
+            ffmpeg -nostdin -v error -f rawvideo -pix_fmt "$pixfmt" -s 320x180 -i "$out/$name.v4l2" -pix_fmt $stored \
+                -f rawvideo -y "$out/$name.v4l2.$stored"
+            mv "$out/$name.v4l2.$stored" "$out/$name.v4l2"
+        fi
+        check "$fourcc: 4 pictures, each what v4l2-ctl streams" \
+            same_picture "$fourcc" "$stored" "$out/$name.raw" "$out/$name.v4l2"
+        rm -f "$out/$name".*
+    done <<<"$3"
 }
 
 finish() {

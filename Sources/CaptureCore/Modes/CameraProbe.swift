@@ -98,10 +98,11 @@ public struct CameraFormat: Codable, Hashable, Sendable {
     public var code: UInt32
     /// The driver's description, e.g. "YUYV 4:2:2".
     public var description: String
-    /// The name FFmpeg's v4l2 input takes as `input_format` for this format: a pixel format for
-    /// raw video ("yuyv422", "nv12"), a codec for compressed video ("mjpeg", "h264"); nil when
-    /// FFmpeg's v4l2 input cannot capture it. For a multiplanar format, the name capture's own
-    /// V4L2 reader records it as (NV12M as "nv12"), nil when it cannot.
+    /// FFmpeg's name for what this format is recorded as: a pixel format for raw video
+    /// ("yuyv422", "nv12"), a codec for compressed video ("mjpeg", "h264"). The name FFmpeg's v4l2
+    /// input takes as `input_format` where it has one, else the one capture's own V4L2 reader
+    /// records it as (NV21 as "nv21", NV12M as "nv12"); for a multiplanar format always the
+    /// latter. Nil when neither reader can capture it.
     public var ffmpegName: String?
     /// True for compressed formats (MJPEG, H.264), `V4L2_FMT_FLAG_COMPRESSED`.
     public var compressed: Bool

@@ -64,8 +64,8 @@ public struct VideoMode: Codable, Hashable, Sendable, CustomStringConvertible {
 /// Rules: with size and rate, a pixel format that reaches both, raw before compressed; with only
 /// a size, the highest rate at that size; with only a rate, the largest size reaching it; with
 /// neither, the largest size reaching 25 fps, else the highest rate. Among equal choices, the
-/// camera's current format first, then the driver's order. Only formats FFmpeg's v4l2 input can
-/// capture are considered.
+/// camera's current format first, then the driver's order. Only formats a reader can capture
+/// are considered (`usableFormats`).
 public enum ModeSelector {
     /// The rate below which a default mode is not chosen for its size.
     public static let smoothRate = Rational(25, 1)
@@ -123,12 +123,12 @@ public enum ModeSelector {
         return found
     }
 
-    /// The formats a mode may be chosen from: those FFmpeg can capture, only the compressed ones
+    /// The formats a mode may be chosen from: those the reader can capture, only the compressed ones
     /// for a copy, only the one named by `--input-format`.
     private static func formats(for request: VideoRequest, from probe: CameraProbe) throws(CaptureError)
         -> [CameraFormat]
     {
-        var formats = usableFormats(probe)
+        var formats = usableFormats(probe, reader: request.reader)
         if request.copy {
             formats = formats.filter(\.compressed)
             if formats.isEmpty {
@@ -140,16 +140,18 @@ public enum ModeSelector {
             }
         }
         if let name = request.inputFormat {
-            formats = try restrict(formats, to: name, probe: probe)
+            formats = try restrict(formats, to: name, probe: probe, reader: request.reader)
         }
         guard !formats.isEmpty else {
             throw .notSupported(
-                device: probe.path, reason: "FFmpeg's v4l2 input can capture none of its formats (\(offered(probe)))")
+                device: probe.path,
+                reason:
+                    "\(cannotCapture("any of its formats", probe: probe, reader: request.reader)) (\(offered(probe)))")
         }
         return formats
     }
 
-    /// The largest frame size the camera offers in a format FFmpeg's v4l2 input can capture, in
+    /// The largest frame size the camera offers in a format it can be recorded in, in
     /// `inputFormat` when given (a fourcc or FFmpeg's name): what a still is taken at by default.
     /// Stepwise and continuous ranges count with their largest size.
     ///
@@ -227,25 +229,28 @@ public enum ModeSelector {
         }
     }
 
-    /// The formats FFmpeg's v4l2 input can open: it has a name for them; single-planar when the
-    /// camera has any (the v4l2 input of FFmpeg 5.1 has no multiplanar support); and for names
-    /// shared by two fourccs, only the one the v4l2 input asks for first. A multiplanar-only
-    /// camera's formats are those capture's own reader records (`NativeV4L2Formats`).
-    static func usableFormats(_ probe: CameraProbe) -> [CameraFormat] {
+    /// The formats a camera can be recorded in by `reader` (nil: the one `InputSource` chooses):
+    /// a multiplanar-only camera's, those capture's own reader records (`NativeV4L2Formats`).
+    /// Of a single-planar camera's (only those, when it has any: FFmpeg 5.1's v4l2 input has no
+    /// multiplanar support), those the own reader records, unless FFmpeg's is asked for, and
+    /// those FFmpeg's v4l2 input can open: it has a name for them, and for names shared by two
+    /// fourccs, only the one it asks for first. The own reader asks for the very fourcc chosen.
+    static func usableFormats(_ probe: CameraProbe, reader: V4L2Reader? = nil) -> [CameraFormat] {
         let single = probe.formats.filter { $0.bufferType == "video-capture" }
-        // A multiplanar-only camera is read by capture's own reader, which asks for the very
-        // fourcc chosen: every format it knows qualifies.
         guard !single.isEmpty else { return probe.formats.filter { $0.ffmpegName != nil } }
-        let pool = single
-        return pool.filter { format in
-            guard let name = format.ffmpegName else { return false }
-            let first = FFmpegV4L2Formats.fourccs(name: name).first { fourcc in pool.contains { $0.fourcc == fourcc } }
+        return single.filter { format in
+            if reader != .ffmpeg && NativeV4L2Formats.entry(fourcc: format.fourcc) != nil { return true }
+            guard let name = FFmpegV4L2Formats.name(fourcc: format.fourcc) else { return false }
+            let first = FFmpegV4L2Formats.fourccs(name: name).first { fourcc in single.contains { $0.fourcc == fourcc }
+            }
             return first == format.fourcc
         }
     }
 
     /// Narrows `formats` to the one `name` forces.
-    static func restrict(_ formats: [CameraFormat], to name: String, probe: CameraProbe) throws(CaptureError)
+    static func restrict(
+        _ formats: [CameraFormat], to name: String, probe: CameraProbe, reader: V4L2Reader? = nil
+    ) throws(CaptureError)
         -> [CameraFormat]
     {
         let wanted = name.trimmingTrailingSpaces
@@ -262,9 +267,17 @@ public enum ModeSelector {
                 "unknown input format '\(name)': give a fourcc (YUYV, MJPG) or an FFmpeg name (yuyv422, mjpeg, nv12, h264); "
                     + "\(probe.path) offers \(offered(probe))")
         }
-        let reader = probe.multiplanar ? "capture's own V4L2 reader" : "FFmpeg's v4l2 input"
-        let why = offeredButUnusable ? "\(reader) cannot capture \(wanted)" : "the camera does not offer \(name)"
+        let why =
+            offeredButUnusable
+            ? cannotCapture(wanted, probe: probe, reader: reader) : "the camera does not offer \(name)"
         throw .notSupported(device: probe.path, reason: "\(why); formats on offer: \(offered(probe))")
+    }
+
+    /// "capture's own V4L2 reader cannot capture NV16": which readers were asked, and `what`.
+    static func cannotCapture(_ what: String, probe: CameraProbe, reader: V4L2Reader?) -> String {
+        if probe.multiplanar || reader == .native { return "capture's own V4L2 reader cannot capture \(what)" }
+        if reader == .ffmpeg { return "FFmpeg's v4l2 input cannot capture \(what)" }
+        return "neither capture's own V4L2 reader nor FFmpeg's v4l2 input can capture \(what)"
     }
 
     /// True when `name` is a V4L2 fourcc FFmpeg knows, or a name FFmpeg's v4l2 input, pixel
@@ -297,7 +310,7 @@ public enum ModeSelector {
     static func offered(_ probe: CameraProbe) -> String {
         var seen = Set<String>()
         return probe.formats.filter { seen.insert($0.fourcc).inserted }.map { f in
-            "\(f.fourcc.trimmingTrailingSpaces) (\(f.ffmpegName ?? "not capturable by FFmpeg"))"
+            "\(f.fourcc.trimmingTrailingSpaces) (\(f.ffmpegName ?? "not capturable"))"
         }.joined(separator: ", ")
     }
 

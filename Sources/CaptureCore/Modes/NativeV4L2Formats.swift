@@ -42,6 +42,14 @@ enum NativeV4L2Formats {
             ("AR24", "bgra"), ("XB24", "rgb0"), ("AB24", "rgba"), ("BX24", "0rgb"), ("BA24", "argb"),
             ("RX24", "0bgr"), ("RA24", "abgr"), ("BA81", "bayer_bggr8"), ("GBRG", "bayer_gbrg8"),
             ("GRBG", "bayer_grbg8"), ("RGGB", "bayer_rggb8"),
+            // The alpha bits of these are where FFmpeg's format has unused ones: kept, not read.
+            ("R444", "rgb444le"), ("AR12", "rgb444le"), ("AB12", "bgr444le"), ("AR15", "rgb555le"),
+            ("AB15", "bgr555le"),
+            // Big-endian variants (the fourcc's bit 31 set, "-BE" as v4l2-ctl prints it).
+            ("XR15-BE", "rgb555be"), ("AR15-BE", "rgb555be"), ("Y16 -BE", "gray16be"),
+            // 16-bit Bayer; 10- and 12-bit Bayer (in 16-bit words too) have no FFmpeg format.
+            ("BYR2", "bayer_bggr16le"), ("GB16", "bayer_gbrg16le"), ("GR16", "bayer_grbg16le"),
+            ("RG16", "bayer_rggb16le"),
         ] {
             add(fourcc, name)
         }
@@ -79,9 +87,11 @@ enum NativeV4L2Formats {
     static func name(fourcc: String) -> String? { entry(fourcc: fourcc)?.name }
 
     /// The V4L2 pixel format code of a four-character code (v4l2_fourcc: first character in the
-    /// lowest byte).
+    /// lowest byte), with bit 31 set for a big-endian one named "Y16 -BE" (v4l2_fourcc_be), as
+    /// `CameraProber.fourcc` names it.
     static func code(fourcc: String) -> UInt32 {
-        fourcc.utf8.prefix(4).enumerated().reduce(0) { $0 | UInt32($1.element) << (8 * UInt32($1.offset)) }
+        let code = fourcc.utf8.prefix(4).enumerated().reduce(0) { $0 | UInt32($1.element) << (8 * UInt32($1.offset)) }
+        return fourcc.hasSuffix("-BE") ? code | 1 << 31 : code
     }
 
     /// The number of MMAP buffers to ask the driver for: `requested` when given, else what holds

@@ -98,7 +98,8 @@ public enum CameraProber {
                 CameraFormat(
                     fourcc: fourcc, code: code, description: decodeCString(desc.description),
                     ffmpegName: bufferType == V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE.rawValue
-                        ? NativeV4L2Formats.name(fourcc: fourcc) : FFmpegV4L2Formats.name(fourcc: fourcc),
+                        ? NativeV4L2Formats.name(fourcc: fourcc)
+                        : FFmpegV4L2Formats.name(fourcc: fourcc) ?? NativeV4L2Formats.name(fourcc: fourcc),
                     compressed: desc.flags & UInt32(V4L2_FMT_FLAG_COMPRESSED) != 0,
                     emulated: desc.flags & UInt32(V4L2_FMT_FLAG_EMULATED) != 0, bufferType: typeName,
                     frameSizes: frameSizes(handle, code: code)))

@@ -43,6 +43,13 @@ import Testing
     @Test func fourccCodesAreLittleEndian() {
         #expect(NativeV4L2Formats.code(fourcc: "NM12") == 0x3231_4D4E)
         #expect(CameraProber.fourcc(NativeV4L2Formats.code(fourcc: "Y16 ")) == "Y16 ")
+        // Big-endian variants: bit 31 (v4l2_fourcc_be), named as the prober names them.
+        #expect(NativeV4L2Formats.code(fourcc: "Y16 -BE") == 0x2036_3159 | 1 << 31)
+        for fourcc in ["Y16 -BE", "XR15-BE", "AR15-BE"] {
+            #expect(CameraProber.fourcc(NativeV4L2Formats.code(fourcc: fourcc)) == fourcc)
+        }
+        #expect(NativeV4L2Formats.name(fourcc: "Y16 -BE") == "gray16be")
+        #expect(NativeV4L2Formats.name(fourcc: "Y16 ") == "gray16le")
     }
 
     @Test func everyNameIsAFormatFFmpegKnows() {

@@ -4,13 +4,14 @@ import Testing
 
 @Suite struct ModeSelectorTests {
     func select(
-        _ probe: CameraProbe, size: String? = nil, rate: String? = nil, format: String? = nil, copy: Bool = false
+        _ probe: CameraProbe, size: String? = nil, rate: String? = nil, format: String? = nil, copy: Bool = false,
+        reader: V4L2Reader? = nil
     )
         throws(CaptureError) -> VideoMode
     {
         let request = VideoRequest(
             frameSize: size.flatMap(FrameDimensions.init(parsing:)), frameRate: rate.flatMap(Rational.init(parsing:)),
-            inputFormat: format, copy: copy)
+            inputFormat: format, copy: copy, reader: reader)
         return try ModeSelector.select(request, from: probe)
     }
 
@@ -75,10 +76,21 @@ import Testing
             }
             #expect(reason?.contains("YUYV (yuyv422)") == true, "\(name)")
         }
-        // Offered by the camera, but FFmpeg 5.1's v4l2 input has no mapping for it.
+        // Offered by the camera; FFmpeg 5.1's v4l2 input has no mapping for it, capture's own reader
+        // records it.
+        #expect(try select(VividFixtures.webcam, format: "YVYU").inputFormat == "yvyu422")
+        #expect(try select(VividFixtures.webcam, format: "yvyu422").fourcc == "YVYU")
         #expect(
-            notSupportedReason { () throws(CaptureError) in try select(VividFixtures.webcam, format: "YVYU") }?
-                .contains("cannot capture") == true)
+            notSupportedReason { () throws(CaptureError) in
+                try select(VividFixtures.webcam, format: "YVYU", reader: .ffmpeg)
+            } == "FFmpeg's v4l2 input cannot capture YVYU; formats on offer: "
+                + "YUYV (yuyv422), YVYU (yvyu422), YU12 (yuv420p), YV12 (yuv420p), NV12 (nv12), NV16 (yuv422p)")
+        // Under the own reader YV12 is a format of its own; FFmpeg's asks for YU12 under yuv420p.
+        #expect(try select(VividFixtures.webcam, format: "YV12").fourcc == "YV12")
+        #expect(
+            notSupportedReason { () throws(CaptureError) in
+                try select(VividFixtures.webcam, format: "YV12", reader: .ffmpeg)
+            }?.hasPrefix("FFmpeg's v4l2 input cannot capture YV12") == true)
         #expect(throws: CaptureError.self) { try select(VividFixtures.webcam, format: "foo") }
         do {
             _ = try select(VividFixtures.webcam, format: "foo")

@@ -18,67 +18,14 @@ out=$(mktemp -d)  # the guest's own memory: raw frames stay off the shared folde
 v4l2-ctl -d $cam -c osd_text_mode=2
 
 check_eq "probe: exit 0" 0 "$(run probe "$CAPTURE" probe --json $cam)"
-# fourcc (a space in it as _) and FFmpeg name of each format capture records, one pair a line.
+# fourcc (a space in it as _), FFmpeg name and code of each format capture records, one a line.
 formats=$(json "$VM_OUT/probe.out" \
-    "[f['fourcc'].replace(' ', '_') + ' ' + f['ffmpeg_name'] for f in d['camera']['formats'] if f.get('ffmpeg_name')]")
+    "[f['fourcc'].replace(' ', '_') + ' ' + f['ffmpeg_name'] + ' ' + str(f['code']) for f in d['camera']['formats'] if f.get('ffmpeg_name')]")
 count=$(wc -l <<<"$formats")
 check "probe: the recordable formats include NV12M, YUV420M and YUYV ($count in all)" \
-    bash -c "grep -qx 'NM12 nv12' <<<'$formats' && grep -qx 'YM12 yuv420p' <<<'$formats' && grep -qx 'YUYV yuyv422' <<<'$formats'"
+    bash -c "grep -q '^NM12 nv12 ' <<<'$formats' && grep -q '^YM12 yuv420p ' <<<'$formats' && grep -q '^YUYV yuyv422 ' <<<'$formats'"
 
-# One picture of the capture's raw file against one that v4l2-ctl wrote, planes in FFmpeg's order
-# (v4l2-ctl writes the planes as the camera holds them: YVU formats have V before U, NV16 its
-# chroma interleaved).
-same_picture() { # FOURCC PIXFMT CAPTURED STREAMED
-    "$VM_PYTHON" - "$@" <<'PY'
-import sys
-fourcc, pixfmt, captured, streamed = sys.argv[1:]
-w, h = 320, 180
-a = open(captured, 'rb').read()
-b = open(streamed, 'rb').read()
-size = len(a) // 4  # four pictures in each file
-if size == 0 or len(b) < 4 * size:
-    sys.exit(f"sizes: capture {len(a)}, v4l2-ctl {len(b)}")
-a, b = a[3 * size:4 * size], b[3 * size:4 * size]
-if fourcc in ('NV16', 'NM16', 'NV61', 'NM61'):
-    # Semi-planar 4:2:2 is recorded as planar yuv422p (FFmpeg 5.1 converts no NV16).
-    pairs = b[w * h:2 * w * h]
-    u, v = (pairs[0::2], pairs[1::2]) if fourcc in ('NV16', 'NM16') else (pairs[1::2], pairs[0::2])
-    b = b[:w * h] + u + v
-elif fourcc in ('YV12', 'YM21', 'YM61', 'YM42'):
-    chroma = {'yuv420p': w * h // 4, 'yuv422p': w * h // 2, 'yuv444p': w * h}[pixfmt]
-    b = b[:w * h] + b[w * h + chroma:w * h + 2 * chroma] + b[w * h:w * h + chroma]
-sys.exit(0 if a == b else f"pictures differ ({size} bytes)")
-PY
-}
-
-while read -r name pixfmt; do
-    [[ -n $name ]] || continue
-    fourcc=${name//_/ }
-    stored=$pixfmt
-    rc=$(run "raw-$name" "$CAPTURE" record --video $cam --video-size 320x180 --framerate 30 --input-format "$fourcc" \
-        --codec raw --frames 4 --json "$out/$name.nut")
-    if [[ $rc == 64 ]] && grep -q "files cannot hold raw $pixfmt pictures" "$VM_OUT/raw-$name.err"; then
-        # No container reads these back raw (NV24, NV42): stored as 4:4:4 planar, converted alike.
-        stored=yuv444p
-        rc=$(run "raw-$name" "$CAPTURE" record --video $cam --video-size 320x180 --framerate 30 \
-            --input-format "$fourcc" --pixel-format $stored --codec raw --frames 4 --json "$out/$name.nut")
-    fi
-    check_eq "$fourcc: exit 0" 0 "$rc"
-    [[ $rc == 0 ]] || continue
-    # The packets as stored, and what ffmpeg says of the stream.
-    ffmpeg -nostdin -v info -i "$out/$name.nut" -map 0:v -c copy -f rawvideo -y "$out/$name.raw" 2>"$out/$name.info" || true
-    check "$fourcc: stored as $stored 320x180 ($(grep -o 'Video: .*' "$out/$name.info" | head -1))" \
-        grep -q "rawvideo.*, $stored\b.*, 320x180" "$out/$name.info"
-    v4l2-ctl -d $cam -v width=320,height=180,pixelformat="$fourcc" --stream-mmap --stream-count=4 \
-        --stream-to="$out/$name.v4l2" 2>/dev/null
-    if [[ $stored != "$pixfmt" ]]; then
-        ffmpeg -nostdin -v error -f rawvideo -pix_fmt "$pixfmt" -s 320x180 -i "$out/$name.v4l2" -pix_fmt $stored \
-            -f rawvideo -y "$out/$name.v4l2.$stored"
-        mv "$out/$name.v4l2.$stored" "$out/$name.v4l2"
-    fi
-    check "$fourcc: 4 pictures, each what v4l2-ctl streams" same_picture "$fourcc" "$stored" "$out/$name.raw" "$out/$name.v4l2"
-    rm -f "$out/$name".*
-done <<<"$formats"
+record_formats $cam "$out" "$formats"
 
 # probe: the current format's memory planes as v4l2-ctl reports them, and the buffer counts.
 v4l2-ctl -d $cam -v width=320,height=180,pixelformat=NM12
