@@ -5,18 +5,17 @@
 /// frames lost. The counter wraps from 2^32 - 1 to 0, which is no loss. A number that goes back
 /// or repeats (a driver restarting its count, one that never numbers) counts nothing; a driver
 /// that has not yet shown two consecutive numbers apart by less than half the counter's range is
-/// taken not to number its buffers at all, and `lost` is nil for it.
+/// taken not to number its buffers at all (`numbered` is false). Each buffer's packet carries the
+/// frames lost just before it (`Packet.framesLostBefore`), so the recording adds up only those
+/// within it; no running total is kept here.
 ///
 /// A value type with no clock: each call says which number came.
 struct SequenceGaps: Equatable, Sendable {
     private var last: UInt32?
-    private var numbered = false
-    private var count = 0
+    /// True once the device has shown that it numbers its buffers.
+    private(set) var numbered = false
 
     init() {}
-
-    /// Frames lost so far, or nil while the device has not shown that it numbers its buffers.
-    var lost: Int? { numbered ? count : nil }
 
     /// Counts the buffer numbered `sequence`, delivered after the previous one.
     ///
@@ -29,8 +28,6 @@ struct SequenceGaps: Equatable, Sendable {
         let step = sequence &- last
         guard step != 0, step < 1 << 31 else { return 0 }
         numbered = true
-        let missing = Int(step - 1)
-        count += missing
-        return missing
+        return Int(step - 1)
     }
 }

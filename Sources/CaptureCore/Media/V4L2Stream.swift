@@ -278,7 +278,7 @@ final class V4L2Stream: @unchecked Sendable {
         counters.withLock { $0.queued += 1 }
     }
 
-    /// True once the driver has shown that it numbers its buffers (`SequenceGaps.lost`): the
+    /// True once the driver has shown that it numbers its buffers (`SequenceGaps.numbered`): the
     /// packets' `framesLostBefore` then count what it lost.
-    var numbersBuffers: Bool { counters.withLock { $0.sequence.lost != nil } }
+    var numbersBuffers: Bool { counters.withLock { $0.sequence.numbered } }
 }
