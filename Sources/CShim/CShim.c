@@ -46,6 +46,7 @@ const unsigned long CShim_VIDIOC_SUBSCRIBE_EVENT = VIDIOC_SUBSCRIBE_EVENT;
 const unsigned long CShim_VIDIOC_DQEVENT = VIDIOC_DQEVENT;
 const unsigned long CShim_VIDIOC_G_DV_TIMINGS = VIDIOC_G_DV_TIMINGS;
 const unsigned long CShim_VIDIOC_QUERY_DV_TIMINGS = VIDIOC_QUERY_DV_TIMINGS;
+const unsigned long CShim_VIDIOC_S_DV_TIMINGS = VIDIOC_S_DV_TIMINGS;
 
 // Set once at start-up, before any library call can log; read from any thread afterwards.
 static CShim_log_sink av_sink;

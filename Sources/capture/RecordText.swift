@@ -34,7 +34,7 @@ extension RecordCommand {
     /// clip's trigger, opening and closing alike, or a deletion; nil for the other events.
     static func segmentText(_ e: RecordingEvent) -> String? {
         switch e.event {
-        case .segmentOpened, .deviceLost, .deviceBack, .audioLevel:
+        case .segmentOpened, .deviceLost, .deviceBack, .sourceChanged, .audioLevel:
             // The next line reports an opened segment closed; a device's comings and goings are
             // warnings already.
             return nil

@@ -37,6 +37,7 @@ extern const unsigned long CShim_VIDIOC_SUBSCRIBE_EVENT;
 extern const unsigned long CShim_VIDIOC_DQEVENT;
 extern const unsigned long CShim_VIDIOC_G_DV_TIMINGS;
 extern const unsigned long CShim_VIDIOC_QUERY_DV_TIMINGS;
+extern const unsigned long CShim_VIDIOC_S_DV_TIMINGS;
 
 /// Receives one formatted log line (without its trailing newline) from FFmpeg or libasound.
 typedef void (*CShim_log_sink)(int level, const char *line);

@@ -36,14 +36,21 @@ final class InputReader: @unchecked Sendable {
     /// The device's losses and returns, for the loop.
     let link = DeviceLink()
     /// The signal on the camera's HDMI input when it was opened (`InputContainer.signal`).
-    private let signal: SignalTimings?
+    private var signal: SignalTimings?
     /// What the camera's source did that failed the last read (`InputContainer.sourceChange`).
     private var sourceChange: SourceChange?
+    /// Follows a source that changes mode; nil: such a change ends the lane with an error.
+    let follower: SourceFollower?
+    /// The source as opened last (at its latest mode), and how often it changed mode.
+    private var reading: InputSource
+    private var generation = 0
 
     init(
         input: InputContainer, stream: Int, source: InputSource, lane: Int, queue: PacketQueue,
-        interrupt: InterruptFlag, reconnect: RecordingPlan.DeviceReconnect? = nil
+        interrupt: InterruptFlag, reconnect: RecordingPlan.DeviceReconnect? = nil, follower: SourceFollower? = nil
     ) {
+        self.follower = input.signal == nil ? nil : follower
+        self.reading = source
         self.reconnect = source.live ? reconnect : nil
         self.input = input
         self.streamIndex = stream
@@ -139,13 +146,28 @@ final class InputReader: @unchecked Sendable {
         queue.end(lane: lane, error: nil)
     }
 
-    /// After a read failed for good: with `--reconnect` and a lost device, waits for it to come
-    /// back and opens it again; otherwise ends the lane with the error.
+    /// After a read failed for good: a source that changed mode is followed (`follower`); with
+    /// `--reconnect` a lost device is waited for and opened again; otherwise the lane ends with
+    /// the error.
     ///
     /// - Parameter current: the reader's input, let go of before the wait (the packets still
     ///   queued hold the old input open; it closes as they go), the new one after.
     /// - Returns: the input opened again, or nil when the lane has ended.
     private func recover(from error: FFmpegError, current: inout InputContainer?) -> InputContainer? {
+        if case .changed(let from, let to)? = sourceChange, let follower {
+            input = nil
+            guard
+                let reopened = follower.reopen(
+                    .init(from: from, to: to), old: &current, source: reading, signal: signal, stream: streamIndex,
+                    generation: generation + 1, interrupt: interrupt)
+            else {
+                queue.end(lane: lane, error: readError(error))
+                return nil
+            }
+            (generation, reading, signal, sourceChange) = (generation + 1, reopened.source, reopened.input.signal, nil)
+            (input, current) = (reopened.input, reopened.input)
+            return reopened.input
+        }
         guard let reconnect, let reason = lossReason(error) else {
             queue.end(lane: lane, error: readError(error))
             return nil
@@ -193,7 +215,7 @@ final class InputReader: @unchecked Sendable {
         // Rescaled with 128-bit intermediates: wall-clock microseconds times a numerator overflow.
         let pts = packet.pts.map { Rescale.rescale($0, from: timeBase, to: Rescale.microsecond) }
         let time = mapper.sessionTime(pts: pts, arrival: arrival, wallOffset: SessionClock.wallClockOffset())
-        return QueuedPacket(packet: packet, time: time, arrival: arrival)
+        return QueuedPacket(packet: packet, time: time, arrival: arrival, generation: generation)
     }
 
     private enum Return {
@@ -209,7 +231,7 @@ final class InputReader: @unchecked Sendable {
         link.lose(at: SessionClock.now(), reason: reason)
         // A stall counts from when it was found, not from when its read gave up.
         let lostAt = link.lostAt ?? SessionClock.now()
-        var reopening = source
+        var reopening = reading
         let camera = source.device.v4l2
         if let camera { reopening.url = camera.stablePath ?? camera.path }
         while !interrupt.isRaised {
@@ -316,13 +338,6 @@ final class InputReader: @unchecked Sendable {
         return Self.gaveUp(device: source.device.name, reason: blocked.reason, timeout: timeout)
     }
 
-    private static func gaveUp(device: String, reason: String, timeout: Double) -> CaptureError {
-        .io(
-            subject: device,
-            reason: "the device was lost (\(reason)) and did not come back within \(DurationValue.text(timeout)) s; "
-                + "the file is finalized up to there")
-    }
-
     /// Why a read failure means the device went away, in a few words; nil for other failures.
     ///
     /// A camera whose driver is unbound while a read waits fails that read with EINVAL (its
@@ -356,12 +371,6 @@ final class InputReader: @unchecked Sendable {
     private var cameraNodeGone: Bool {
         guard let camera = source.device.v4l2 else { return false }
         return V4L2Discovery.cardAndBus(path: camera.path) == nil
-    }
-
-    /// A coalescer for a PCM audio stream; nil for anything else.
-    private static func coalescer(for input: InputContainer, stream: Int) -> PCMCoalescer? {
-        guard let layout = input.pcmLayout(of: stream) else { return nil }
-        return PCMCoalescer(frameBytes: layout.frameBytes, sampleRate: layout.sampleRate)
     }
 
     private func readError(_ error: FFmpegError) -> CaptureError {

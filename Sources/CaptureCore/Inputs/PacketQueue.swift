@@ -10,11 +10,15 @@ struct QueuedPacket: @unchecked Sendable {
     /// a packet is judged against when it came, not against when the loop got to it: a loop that
     /// runs behind must never take its own lag for the device's.
     let arrival: Int64
+    /// How often its camera's source had changed mode when it was read (`SourceFollower`): the
+    /// loop builds a new chain at the first packet of a new generation.
+    var generation = 0
 
-    init(packet: Packet, time: Int64, arrival: Int64 = SessionClock.now()) {
+    init(packet: Packet, time: Int64, arrival: Int64 = SessionClock.now(), generation: Int = 0) {
         self.packet = packet
         self.time = time
         self.arrival = arrival
+        self.generation = generation
     }
 }
 

@@ -76,6 +76,17 @@ extension V4L2Stream {
         return try querySignal(handle) ?? SignalTimings(set.bt)
     }
 
+    /// Sets the input's timings to what its source sends now (VIDIOC_QUERY_DV_TIMINGS, then
+    /// VIDIOC_S_DV_TIMINGS), while nothing streams: the driver then streams the new mode. Done
+    /// after a source change, as v4l2-ctl --set-dv-bt-timings query does.
+    ///
+    /// - Throws: the failing call's `V4L2CallError` (ENOLINK, ENOLCK, ERANGE for no usable signal).
+    static func adoptSignal(_ handle: V4L2Handle) throws(V4L2CallError) {
+        var detected = v4l2_dv_timings()
+        try handle.ioctl(CShim_VIDIOC_QUERY_DV_TIMINGS, "VIDIOC_QUERY_DV_TIMINGS", &detected)
+        try handle.ioctl(CShim_VIDIOC_S_DV_TIMINGS, "VIDIOC_S_DV_TIMINGS", &detected)
+    }
+
     /// What the source sends now (VIDIOC_QUERY_DV_TIMINGS); nil when the driver cannot tell.
     ///
     /// - Throws: the call's `V4L2CallError` for no signal (ENOLINK), no lock (ENOLCK) or a signal

@@ -38,6 +38,11 @@ final class V4L2Stream: @unchecked Sendable {
         var multiplanar: Bool
         /// Buffers to ask for (`NativeV4L2Formats.bufferCount`).
         var buffers: Int
+        /// Set the input's DV timings to what its source sends now before the format, as after a
+        /// source change (`adoptSignal`); with `sizeFollowsSignal`, the frame size becomes the
+        /// new signal's (a grabber that streamed its signal's own size, not one it scaled to).
+        var adoptsSignal = false
+        var sizeFollowsSignal = false
     }
 
     /// One memory plane as the driver lays it out (VIDIOC_G_FMT after VIDIOC_S_FMT).
@@ -89,9 +94,16 @@ final class V4L2Stream: @unchecked Sendable {
         guard let entry = NativeV4L2Formats.entry(fourcc: request.fourcc) else {
             throw .formatRefused(asked: request.fourcc, got: "a format capture does not read")
         }
+        var request = request
         let handle: V4L2Handle
         do { handle = try V4L2Handle(path: request.path) } catch { throw .call(error) }
-        do { signal = try Self.watchSource(handle) } catch { throw .call(error) }
+        do {
+            if request.adoptsSignal { try Self.adoptSignal(handle) }
+            signal = try Self.watchSource(handle)
+        } catch {
+            throw .call(error)
+        }
+        if request.sizeFollowsSignal, let signal { (request.width, request.height) = (signal.width, signal.height) }
         let driver = (try? handle.queryCapabilities()).map { decodeCString($0.driver) }
         overwritesDequeued = driver == "v4l2 loopback"
         let type =

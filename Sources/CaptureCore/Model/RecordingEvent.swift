@@ -1,7 +1,8 @@
 /// Something that happened during a recording, as it happened: a segment opened, closed
 /// (finished: trailer written, in place) or deleted by the retention policy; a device lost and
-/// back (`--reconnect`); a microphone's level over the last interval; a clip's trigger, its
-/// file opened and closed (finished), and deleted by the retention policy (as a segment). `capture record --json` prints each as one JSON object on a line of its
+/// back (`--reconnect`); a camera's source changed mode (segments go on at the new mode); a
+/// microphone's level over the last interval; a clip's trigger, its file opened and closed
+/// (finished), and deleted by the retention policy (as a segment). `capture record --json` prints each as one JSON object on a line of its
 /// own (snake_case keys) before the summary.
 public struct RecordingEvent: Codable, Hashable, Sendable {
     public enum Kind: String, Codable, Sendable {
@@ -10,6 +11,7 @@ public struct RecordingEvent: Codable, Hashable, Sendable {
         case segmentDeleted = "segment_deleted"
         case deviceLost = "device_lost"
         case deviceBack = "device_back"
+        case sourceChanged = "source_changed"
         case audioLevel = "audio_level"
         case trigger
         case clipOpened = "clip_opened"
@@ -36,7 +38,8 @@ public struct RecordingEvent: Codable, Hashable, Sendable {
     public var problem: String?
     /// The device (device events), as the request named it.
     public var device: String?
-    /// Why the device was lost, in a few words (lost); what triggered a clip (`SIGUSR1`, `stdin`,
+    /// Why the device was lost, in a few words (lost); from which mode to which its source
+    /// changed (source changed); what triggered a clip (`SIGUSR1`, `stdin`,
     /// `level`: trigger, opened), or why it closed (`post-roll`, `trigger`, `max-clip`, `stop`,
     /// `write failed`: closed).
     public var reason: String?

@@ -33,6 +33,12 @@ final class OutputTee {
         return index
     }
 
+    /// Feeds stream `index` of every output from `source` from its next packet on
+    /// (`RecordingOutput.replaceStream`).
+    func replaceStream(_ index: Int, with source: StreamSource) throws(FFmpegError) {
+        for output in outputs { try output.replaceStream(index, with: source) }
+    }
+
     /// Connects every output, then starts them.
     ///
     /// - Throws: `.unreachable` (69) for the first that cannot be reached.

@@ -147,6 +147,15 @@ protocol RecordingOutput: AnyObject {
     ///
     /// - Throws: `FFmpegError` from `avformat_new_stream` or the parameters' copy.
     func addStream(_ source: StreamSource) throws(FFmpegError) -> Int
+    /// True when a stream can be fed by another encoder midway (`replaceStream`): a series of
+    /// files starts its next one with the new stream's parameters. False for the others, whose
+    /// streams' size and rate are fixed once the header is written.
+    var followsStreamChanges: Bool { get }
+    /// Feeds stream `index` from `source` from its next packet on (a camera whose source changed
+    /// mode); only when `followsStreamChanges`.
+    ///
+    /// - Throws: `FFmpegError` from `avformat_new_stream` or the parameters' copy.
+    func replaceStream(_ index: Int, with source: StreamSource) throws(FFmpegError)
     /// Readies it once the devices are open, before the first packet: a stream connects.
     ///
     /// - Throws: `.unreachable` (69) for a server that cannot be reached.
@@ -195,6 +204,8 @@ protocol RecordingOutput: AnyObject {
 
 extension RecordingOutput {
     var storesNoTimestamps: Bool { false }
+    var followsStreamChanges: Bool { false }
+    func replaceStream(_ index: Int, with source: StreamSource) throws(FFmpegError) {}
     func connect(stop: InterruptFlag) throws(CaptureError) {}
     func start() {}
     func flush() throws(CaptureError) {}

@@ -14,6 +14,10 @@ extension SegmentedOutput: RecordingOutput {
 
     func videoKeyframes(anywhere: Bool) { videoCutsAnywhere = anywhere }
 
+    var followsStreamChanges: Bool { true }
+
+    func replaceStream(_ index: Int, with source: StreamSource) throws(FFmpegError) { replace(index, with: source) }
+
     /// Finishes the files still open and waits for those being finished.
     func finish(_ recorded: RecordedStreams) -> OutputReport {
         guard started else { return OutputReport(name: name, bytes: 0) }

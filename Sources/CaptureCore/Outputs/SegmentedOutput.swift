@@ -90,7 +90,7 @@ final class SegmentedOutput: @unchecked Sendable {
     /// - Returns: the stream's index.
     func addStream(_ source: StreamSource) throws(FFmpegError) -> Int {
         sources.append(source)
-        let index = try add(source, index: sources.count - 1, to: current.container)
+        let index = try add(source, index: sources.count - 1, to: current.container, first: current.number == 1)
         if current.container.isVideo(index) { videoStreams.insert(index) }
         if case .encoder(let encoder) = source.feed {
             if encoder.name.hasPrefix("pcm_") { pcmStreams.insert(index) }
@@ -100,10 +100,12 @@ final class SegmentedOutput: @unchecked Sendable {
         return index
     }
 
-    private func add(_ source: StreamSource, index: Int, to container: OutputContainer) throws(FFmpegError) -> Int {
-        // The first file keeps the encoder's own priming; a later one has its pre-roll, or none.
-        let first = container === current.container && current.number == 1
-        return try container.addStream(source, priming: first ? nil : priming.prerolls[index] ?? 0)
+    /// - Parameter first: true for the first file, which keeps the encoder's own priming; a later
+    ///   one has its pre-roll, or none.
+    private func add(_ source: StreamSource, index: Int, to container: OutputContainer, first: Bool)
+        throws(FFmpegError) -> Int
+    {
+        try container.addStream(source, priming: first ? nil : priming.prerolls[index] ?? 0)
     }
 
     /// Where the recording ends (`--duration`), microseconds on its clock; nil when not known.
@@ -119,14 +121,38 @@ final class SegmentedOutput: @unchecked Sendable {
         return endTime.map { time < $0 } ?? true ? time : nil
     }
 
+    /// Feeds stream `index` from `source` from now on (a camera whose source changed mode, its
+    /// old encoder drained): the next frame `cut(at:)` is asked about starts the next segment,
+    /// whose stream has the new parameters.
+    func replace(_ index: Int, with source: StreamSource) {
+        sources[index] = source
+        streamReplaced = true
+    }
+
+    /// Set by `replace` until the next segment has started.
+    private var streamReplaced = false
+
     /// Called by the video path for a frame at `time` (microseconds on the recording's clock)
     /// that can start a segment. Opens the next segment there when the current one has reached
-    /// its length or size.
+    /// its length or size, or a stream was replaced (its old frames are all written).
     ///
     /// - Returns: true when a segment starts with this frame: an encoded frame must then be a
     ///   keyframe.
     /// - Throws: `.outputExists`, `.cannotCreate` or `.io` when the next file cannot be made.
     func cut(at time: Int64) throws(CaptureError) -> Bool {
+        if streamReplaced {
+            streamReplaced = false
+            // A cut still waiting for its audio ends here: the new stream goes to the newest file.
+            finishClosing()
+            guard current.container.headerWritten else {
+                current = SeriesFileWriter(
+                    number: current.number, container: try makeContainer(first: current.number == 1))
+                return true
+            }
+            try openNext(at: time)
+            closing?.videoDone = true
+            return true
+        }
         // Audio reached the boundary first and opened the next segment there: this frame is its
         // first.
         if videoOwesKeyframe, let cut = pendingCut, time >= cut {
@@ -159,22 +185,24 @@ final class SegmentedOutput: @unchecked Sendable {
     /// Opens the next segment, starting at `time`; the current one finishes once both streams
     /// have passed it.
     private func openNext(at time: Int64) throws(CaptureError) {
-        let next = SeriesFileWriter(
-            number: current.number + 1,
-            container: try media("preparing the next segment") {
-                () throws(FFmpegError) in try OutputContainer(name: plan.template.pattern, formatName: formatName)
-            })
-        for (index, source) in sources.enumerated() {
-            _ = try media("preparing the next segment") { () throws(FFmpegError) in
-                try add(source, index: index, to: next.container)
-            }
-        }
+        let next = SeriesFileWriter(number: current.number + 1, container: try makeContainer(first: false))
         try open(next, at: time)
         closing = current
         current = next
         pendingCut = time
         if videoStreams.isEmpty { closing?.videoDone = true }
         if videoStreams.count == sources.count { closing?.audioDone = true }
+    }
+
+    /// A segment's muxer with every stream, none of its file made yet.
+    private func makeContainer(first: Bool) throws(CaptureError) -> OutputContainer {
+        try media("preparing the next segment") { () throws(FFmpegError) in
+            let container = try OutputContainer(name: plan.template.pattern, formatName: formatName)
+            for (index, source) in sources.enumerated() {
+                _ = try add(source, index: index, to: container, first: first)
+            }
+            return container
+        }
     }
 
     /// Writes its header to the segment's file, named from the template for `time`.

@@ -19,7 +19,7 @@ struct InputSource: Sendable {
     /// A forced clock domain for timestamps (lavfi graphs count media time); nil: detect.
     let clock: TimestampMapper.Domain?
     /// The frame rate to record at when the input does not declare one.
-    let frameRate: Rational?
+    var frameRate: Rational?
     /// The frame size a live video source is asked for (the camera's mode, the test pattern's);
     /// nil for a lavfi graph, whose size is its own.
     var frameSize: FrameDimensions? = nil
@@ -292,5 +292,38 @@ struct InputSource: Sendable {
         }
         guard let line = error.logLine, line.contains("VIDIOC_STREAMON") else { return nil }
         return "the camera refused to start streaming \(what): \(error.message) (VIDIOC_STREAMON)"
+    }
+}
+
+/// A camera whose source changed mode (`SourceFollower`).
+extension InputSource {
+    /// The same camera, to be opened again after its source changed mode: its input's DV timings
+    /// are set to what the source sends now, and its frame size follows the new signal unless the
+    /// grabber scaled it to a size of its own (`previous`, the signal it was opened with, has
+    /// another size than the one streamed).
+    func following(signal previous: SignalTimings?) -> InputSource {
+        var next = self
+        guard var request = native else { return next }
+        request.adoptsSignal = true
+        request.sizeFollowsSignal = previous.map { $0.width == request.width && $0.height == request.height } ?? true
+        next.native = request
+        return next
+    }
+
+    /// Takes the mode the camera streams now (`info`, read from it once open) as the one asked of
+    /// it, so that it is opened again in that mode after a loss.
+    mutating func adopt(_ info: MediaStreamInfo) {
+        native?.adoptsSignal = false
+        native?.sizeFollowsSignal = false
+        guard let width = info.width, let height = info.height else { return }
+        frameSize = FrameDimensions(width: width, height: height)
+        native?.width = width
+        native?.height = height
+        mode?.width = width
+        mode?.height = height
+        if let rate = info.frameRate {
+            mode?.frameRate = rate
+            frameRate = rate
+        }
     }
 }

@@ -64,7 +64,7 @@ public struct RecordingPlan: Sendable {
     public struct Video: Sendable {
         public let device: Device
         /// How the device is opened: the chosen mode for a camera.
-        let source: InputSource
+        var source: InputSource
         /// The chosen camera mode (V4L2); nil for the test pattern and lavfi graphs.
         public var mode: VideoMode? { source.mode }
         /// What is written: `.copy` also when H.264 encoding meets a camera sending H.264 of its

@@ -22,7 +22,7 @@ enum CameraSkew {
     /// frame interval, minutes at any real camera's drift; nil before two frames, and when frames
     /// were dropped (late or in gaps), whose slots the count would take on trust.
     static func drift(of camera: VideoPath) -> Double? {
-        guard camera.late == 0, camera.gaps == 0, let first = camera.firstTime, let last = camera.lastTime,
+        guard camera.tally.late == 0, camera.tally.gaps == 0, let first = camera.firstTime, let last = camera.lastTime,
             let firstSlot = camera.tally.firstSlot,
             let lastSlot = camera.tally.lastSlot, lastSlot > firstSlot, last > first, camera.rate.doubleValue > 0
         else { return nil }

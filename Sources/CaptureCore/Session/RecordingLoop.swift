@@ -171,7 +171,10 @@ struct RecordingLoop {
         reportLinks()
         s.reportLevels()
         do { try s.passTriggers(now: now - t0) } catch { throw LoopEnd(error: error) }
-        do { try fillLostMicrophones(now: now, t0: t0, ended: ended) } catch {
+        do {
+            try fillLostMicrophones(now: now, t0: t0, ended: ended)
+            try s.endChangedModes()
+        } catch {
             throw LoopEnd(error: error, writing: true)
         }
         if let stalled = stalls?.stalled(now: now, queue: s.queue, tracks: s.tracks, endedLanes: ended) {
@@ -196,7 +199,7 @@ struct RecordingLoop {
         }
         if s.onProgress != nil || s.preview != nil,
             let snapshot = progress.tick(
-                now: now, cameras: s.tracks.compactMap(\.video), microphones: s.tracks.compactMap(\.audio),
+                now: now, cameras: s.tracks.flatMap(\.videoModes), microphones: s.tracks.compactMap(\.audio),
                 bytes: s.bytesWritten)
         {
             s.onProgress?(snapshot)
@@ -242,7 +245,7 @@ struct RecordingLoop {
             for event in reader.link.takeEvents() {
                 switch event {
                 case .lost(let reason):
-                    s.linkReports.gapsAtLoss[reader.lane] = video?.gaps ?? 0
+                    s.linkReports.gapsAtLoss[reader.lane] = video?.tally.gaps ?? 0
                     if controlled { s.releaseControls() }
                     s.onWarning("\(reader.name): the device was lost (\(reason)); waiting for it to come back")
                     s.onEvent?(RecordingEvent(event: .deviceLost, device: reader.name, reason: reason))
@@ -264,7 +267,7 @@ struct RecordingLoop {
                 video.written > written || video.done
             else { continue }
             s.linkReports.pendingBack[camera.lane] = nil
-            let missing = video.gaps - (s.linkReports.gapsAtLoss[camera.lane] ?? 0)
+            let missing = video.tally.gaps - (s.linkReports.gapsAtLoss[camera.lane] ?? 0)
             s.linkReports.missingWhileAway[camera.lane, default: 0] += missing
             let name = camera.reader.name
             let frames = missing == 1 ? "1 frame" : "\(missing) frames"
@@ -279,7 +282,7 @@ struct RecordingLoop {
     /// share so far, and what would let it keep up.
     private func warnBehind(_ video: VideoPath, track: Track) {
         video.fellBehind = false
-        let share = Double(video.late) * 100 / Double(max(1, video.written + video.late))
+        let share = Double(video.tally.late) * 100 / Double(max(1, video.written + video.tally.late))
         let planned = session.plan.videos.first { $0.device == track.source.device }
         let advice = LagWarning.advice(
             preset: video.decodes ? track.encoderBudget?.preset ?? planned?.x264Options["preset"] : nil,
@@ -296,6 +299,7 @@ struct RecordingLoop {
     /// Hands a packet to its track.
     private func take(_ item: QueuedPacket, lane: Int, t0: Int64, policy: inout StopPolicy) throws(CaptureError) {
         guard let track = session.tracks.track(lane: lane) else { return }
+        if item.generation != track.generation { try session.followSource(track, generation: item.generation) }
         let time = item.time - t0
         switch track.chain {
         case .video(let video):

@@ -139,10 +139,12 @@ public final class RecordingSession {
     }
 
     /// A reader for `input`'s stream `index` on a new lane of the queue.
-    func makeReader(_ input: InputContainer, stream index: Int, source: InputSource, lane: Int) -> InputReader {
+    func makeReader(
+        _ input: InputContainer, stream index: Int, source: InputSource, lane: Int, follower: SourceFollower? = nil
+    ) -> InputReader {
         InputReader(
             input: input, stream: index, source: source, lane: lane, queue: queue, interrupt: stop.interrupt,
-            reconnect: plan.deviceReconnect)
+            reconnect: plan.deviceReconnect, follower: follower)
     }
 
     /// What `RecordingLoop.reportLinks` keeps between calls: the gap count when a device was

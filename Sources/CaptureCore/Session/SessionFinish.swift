@@ -76,7 +76,11 @@ extension RecordingSession {
     private func videoSummary(_ video: Track) -> RecordingSummary.Video? {
         guard let path = video.video, let planned = plan.videos.first(where: { $0.device == video.source.device })
         else { return nil }
-        let deviceLosses = video.reader.numbersBuffers ? path.tally.lostByDevice : nil
+        // A camera whose source changed mode recorded in several chains: their counts add up, the
+        // size and rate are the last mode's.
+        let modes = video.videoModes
+        func total(_ count: (VideoPath) -> Int) -> Int { modes.reduce(0) { $0 + count($1) } }
+        let deviceLosses = video.reader.numbersBuffers ? total(\.tally.lostByDevice) : nil
         // A camera's own H.264 may be copied although H.264 encoding was asked.
         // YUV4MPEG's raw pictures travel to its muxer wrapped (`wrapped_avframe`); they are stored
         // as rawvideo, which is what the reader needs to know.
@@ -93,16 +97,16 @@ extension RecordingSession {
             pixelFormat: storedPixelFormat(path, codec: codec),
             frameRateRequested: planned.requestedFrameRate, frameRate: path.rate,
             frameRateMeasured: path.measuredRate.map { ($0 * 1000).rounded() / 1000 },
-            frameRateDelivered: path.deliveredRate.map { ($0 * 1000).rounded() / 1000 },
-            framesWritten: path.written,
+            frameRateDelivered: path.tally.deliveredRate.map { ($0 * 1000).rounded() / 1000 },
+            framesWritten: total(\.written),
             framesDropped: .init(
-                late: path.late, corrupt: path.corrupt,
-                gaps: deviceLosses == nil ? path.gaps : linkReports.missingWhileAway[video.lane] ?? 0,
+                late: total(\.tally.late), corrupt: total(\.tally.corrupt),
+                gaps: deviceLosses == nil ? total(\.tally.gaps) : linkReports.missingWhileAway[video.lane] ?? 0,
                 device: deviceLosses),
-            framesSkippedAtStart: path.skippedAtStart,
-            framesDuplicated: path.fillsEmptySlots || path.duplicated > 0 ? path.duplicated : nil,
+            framesSkippedAtStart: total(\.skippedAtStart),
+            framesDuplicated: path.fillsEmptySlots || total(\.duplicated) > 0 ? total(\.duplicated) : nil,
             // A first frame captured just before the start sits in slot 0: the stream starts at 0.
-            start: Double(max(0, path.firstTime ?? 0)) / 1e6)
+            start: Double(max(0, modes.first?.firstTime ?? 0)) / 1e6)
         if path.copies {
             summary.pixelFormat = video.input.codec == "rawvideo" ? summary.pixelFormat : video.input.codec
         }

@@ -9,6 +9,12 @@ extension RecordingSession {
         try outputs.addStream(.encoder(encoder, title: streamTitle(device), origin: origin(device)))
     }
 
+    /// Feeds stream `index` of every output from `encoder` from the next frame on: `device`'s
+    /// source changed mode, and the series starts its next segment there (`followSource`).
+    func replaceOutputStream(_ index: Int, encoder: Encoder, device: Device) throws(FFmpegError) {
+        try outputs.replaceStream(index, with: .encoder(encoder, title: streamTitle(device), origin: origin(device)))
+    }
+
     /// Adds a stream of `device`'s packets as they are to every output.
     func addOutputStream(copying input: InputContainer, stream index: Int, timeBase: Rational, device: Device)
         throws(FFmpegError) -> Int
@@ -50,7 +56,8 @@ extension RecordingSession {
                 switch track.chain {
                 case .video(let path):
                     return .init(
-                        isVideo: true, written: path.written, end: Double(path.endOfLastFrame ?? 0) / 1e6,
+                        isVideo: true, written: track.videoModes.reduce(0) { $0 + $1.written },
+                        end: Double(path.endOfLastFrame ?? 0) / 1e6,
                         frameSpan: Self.frameSpan(path))
                 case .audio(let path):
                     let start = Double((path.firstTime ?? 0) - path.leadingSilence) / 1e6

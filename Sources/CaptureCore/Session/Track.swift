@@ -10,11 +10,12 @@ final class Track {
         case audio(AudioPath)
     }
 
-    let chain: Chain
+    /// The chain; a camera whose source changed mode gets a new one (`followSource`).
+    var chain: Chain
     let lane: Int
     let source: InputSource
-    /// The stream as the device delivers it.
-    let input: MediaStreamInfo
+    /// The stream as the device delivers it (at its latest mode).
+    var input: MediaStreamInfo
     /// The thread that reads the device into `lane`; it outlives the track at tear-down, so the
     /// device closes after the chain let go of its packets.
     let reader: InputReader
@@ -22,6 +23,12 @@ final class Track {
     var encoderBudget: EncoderBudget?
     /// The video encoder that opened (`libx264`, `h264_vaapi`, `rawvideo`); nil for a copy.
     var encoderName: String?
+    /// A camera's encoder choice, for the chain of a new mode.
+    var encoderChoice: RecordingSession.EncoderChoice?
+    /// A camera's chains of the modes its source had before this one, oldest first, and how
+    /// often it changed mode (`QueuedPacket.generation`).
+    var earlierModes: [VideoPath] = []
+    var generation = 0
 
     init(chain: Chain, source: InputSource, input: MediaStreamInfo, reader: InputReader) {
         self.chain = chain
@@ -47,6 +54,9 @@ final class Track {
         if case .video(let path) = chain { return path }
         return nil
     }
+
+    /// A camera's chains of every mode it recorded in, oldest first; none for a microphone.
+    var videoModes: [VideoPath] { video.map { earlierModes + [$0] } ?? [] }
 
     /// A microphone's chain; nil for a camera.
     var audio: AudioPath? {

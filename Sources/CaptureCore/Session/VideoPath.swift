@@ -49,14 +49,9 @@ final class VideoPath {
     /// Frames written and frames missing, each counted once.
     private(set) var tally: FrameTally
     var written: Int { tally.written }
-    var late: Int { tally.late }
-    var corrupt: Int { tally.corrupt }
-    var gaps: Int { tally.gaps }
     /// True when packets go to the muxer as the camera sent them (`VideoCodec.copy`, or a camera's
     /// own H.264 that nothing asked to re-encode).
     var copies: Bool { encoder == nil }
-    /// Frames per second the camera delivers when it runs steadily below the nominal rate.
-    var deliveredRate: Double? { tally.deliveredRate }
     /// When set (an encoded stream into a container without timestamps), a slot the camera left
     /// empty gets the previous picture again, as a constant-frame-rate encoder does, so the file
     /// plays as long as it was captured; `duplicated` counts those.
@@ -393,8 +388,13 @@ final class VideoPath {
         lastTime = time
     }
 
-    /// Drains the encoder at the end of the recording.
+    /// Drains the encoder and lets go of the last picture, once: at the end of the recording, or
+    /// when the camera's source changed mode and another chain takes over (`followSource`).
     func finish(mux: Mux) throws(CaptureError) {
+        guard !finished else { return }
+        finished = true
+        lastPicture = nil
         try encoder?.encode(nil, mux: mux)
     }
+    private var finished = false
 }

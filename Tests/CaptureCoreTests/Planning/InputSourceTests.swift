@@ -134,4 +134,30 @@ import Testing
         own.reader = nil
         #expect(try InputSource.make(Self.camera(probe), kind: .video, video: own, camera: probe).native?.buffers == 6)
     }
+
+    /// After a source change the grabber is opened at what its source sends: the new timings' size
+    /// when it streamed its signal's own size, the size it scaled to otherwise; the mode read back
+    /// once open becomes the one asked, so a reconnect opens the new mode, timings left as they are.
+    @Test func aSourceThatChangedModeIsOpenedAtTheNewSignal() throws {
+        let probe = VividFixtures.hdmi
+        let hd = SignalTimings(width: 1280, height: 720, interlaced: false, frameRate: Rational(60, 1))
+        let own = try InputSource.make(
+            Self.camera(probe), kind: .video, video: VideoRequest(frameSize: FrameDimensions(width: 1280, height: 720)),
+            camera: probe)
+        let following = try #require(own.following(signal: hd).native)
+        #expect(following.adoptsSignal && following.sizeFollowsSignal)
+        let scaled = try InputSource.make(
+            Self.camera(probe), kind: .video, video: VideoRequest(frameSize: FrameDimensions(width: 320, height: 180)),
+            camera: probe)
+        var next = scaled.following(signal: hd)
+        #expect(next.native?.adoptsSignal == true && next.native?.sizeFollowsSignal == false)
+        next.adopt(
+            MediaStreamInfo(
+                kind: .video, codec: "rawvideo", width: 640, height: 360, frameRate: Rational(30, 1),
+                timeBase: Rational(1, 1_000_000)))
+        #expect(next.native?.width == 640 && next.native?.height == 360)
+        #expect(next.native?.adoptsSignal == false && next.native?.sizeFollowsSignal == false)
+        #expect(next.mode?.size == FrameDimensions(width: 640, height: 360) && next.mode?.frameRate == Rational(30, 1))
+        #expect(next.frameRate == Rational(30, 1) && next.frameSize == FrameDimensions(width: 640, height: 360))
+    }
 }

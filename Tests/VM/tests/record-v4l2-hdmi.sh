@@ -2,7 +2,9 @@
 # An HDMI grabber (vivid's HDMI input, which has DV timings) is read by capture's own V4L2
 # reader, which sees its source change: a source that changes mode mid-recording ends it with
 # exit 74, the file finalized and the message naming the old and new mode (as v4l2-ctl
-# --query-dv-timings gives them); a source change event that leaves the mode as it was is no
+# --query-dv-timings gives them); with segments, the segment going ends with the old mode's last
+# frame and the next starts at the new mode, and the recording goes on; a source change event
+# that leaves the mode as it was is no
 # change; a lost signal ends it with 74, or with --reconnect is waited for like a lost device;
 # no signal at the start is exit 69. vivid's "DV Timings Signal Mode" and "DV Timings" controls
 # change what VIDIOC_QUERY_DV_TIMINGS answers and send the event.
@@ -117,6 +119,43 @@ check_eq "source change: one line on stderr" 1 "$(stderr_lines "$VM_OUT/change.e
 dur=$(value "$out/change.mkv" format=duration)
 check "source change: the file lasts at least 1.5 s ($dur)" test "${dur%%.*}" -ge 1
 finished change
+
+# With segments the recording follows the source: the segment going ends with the old mode's
+# last frame, the next starts with the new mode's first (the new timings' rate; the frame size
+# asked for, which vivid scales to), and the recording runs to its end.
+mkdir "$out/series"
+"$CAPTURE" record --video $cam --video-size 320x180 --codec raw --json --duration 6 --segment-time 60 \
+    "$out/series/part-%n.mkv" >"$VM_OUT/series.out" 2>"$VM_OUT/series.err" &
+pid=$!
+appeared "$out/series/part-0001.mkv" >/dev/null || true
+sleep 1.5
+v4l2-ctl -d $cam -c dv_timings_signal_mode=$selected
+after=$(query_mode)
+rc=0
+wait $pid || rc=$?
+reset_signal
+check_eq "segments: exit 0" 0 "$rc"
+check "segments: stderr says the next segment records the new mode" \
+    grep -qF "$cam: its source changed from $before to $after; the next segment records the new mode" \
+    "$VM_OUT/series.err"
+check_eq "segments: the change is an event" "its source changed from $before to $after" \
+    "$(json "$VM_OUT/series.out" '[e["reason"] for e in events if e["event"] == "source_changed"]')"
+check_eq "segments: two files" "part-0001.mkv part-0002.mkv" "$(cd "$out/series" && echo *)"
+rates=()
+for part in 1 2; do
+    file=$out/series/part-000$part.mkv
+    check "segments: part $part decodes cleanly" clean "$file"
+    check_eq "segments: part $part is 320x180" "320,180" "$(value "$file" stream=width,height v:0 | paste -sd,)"
+    rates+=("$(value "$file" stream=r_frame_rate v:0)")
+done
+check_eq "segments: the first at 60 fps, the second at the new mode's rate" "60/1 ${after##* at }" \
+    "${rates[0]} $(echo "${rates[1]}" | awk -F/ '{ printf "%g fps", $1 / $2 }')"
+written=$(json "$VM_OUT/series.out" 'd["video"]["frames_written"]')
+in_files=$(($(packets "$out/series/part-0001.mkv") + $(packets "$out/series/part-0002.mkv")))
+check_eq "segments: the files hold the frames written" "$written" "$in_files"
+both=$(value "$out/series/part-0001.mkv" format=duration)+$(value "$out/series/part-0002.mkv" format=duration)
+check "segments: together they last 4.5 to 6.1 s ($both; the camera reopens between)" \
+    "$VM_PYTHON" -c "import sys; sys.exit(0 if 4.5 <= $both <= 6.1 else 1)"
 
 # The signal goes away: exit 74.
 record lost --duration 20
