@@ -91,7 +91,7 @@ struct RecordCommand: Command {
                 "--framerate", "fps",
                 help: "Frame rate to ask the camera for: 30, 30000/1001, or a name FFmpeg knows such as ntsc or pal."),
             .option(
-                "--input-format", "format", help: "The camera's format, as FFmpeg names it (yuyv422, mjpeg, h264).",
+                "--input-format", "format", help: "The camera's pixel format: its fourcc (YUYV, NM12, MJPG) or FFmpeg's name for it (yuyv422, nv12, mjpeg).",
                 kind: .choices(FormatNames.cameraInputFormats)),
             .option(
                 "--pixel-format", "format", help: "Pixel format to record (h264: a 4:2:0 format such as nv12).",
@@ -202,7 +202,7 @@ struct RecordCommand: Command {
             .option("--frames", "n", help: "Stop after exactly this many video frames."),
             .option(
                 "--buffers", "n",
-                help: "Buffers to ask of a camera capture's own reader reads, 2-32; "
+                help: "MMAP buffers for a camera read by capture's own V4L2 reader, 2-32; "
                     + "the driver may give another count.",
                 default: "half a second at the camera's rate"),
             .option(

@@ -130,10 +130,16 @@ enum V4L2Discovery {
         if let attributes = try? FileManager.default.attributesOfItem(atPath: path) {
             let user = attributes[.ownerAccountName] as? String ?? "?"
             let group = attributes[.groupOwnerAccountName] as? String ?? "?"
-            let mode = (attributes[.posixPermissions] as? Int).map { String($0, radix: 8) } ?? "?"
+            // stat(2): FileManager's permissions come back as a type that differs between platforms.
+            var info = stat()
+            let mode = stat(path, &info) == 0 ? String(info.st_mode & 0o7777, radix: 8) : "?"
             owner = " (owner \(user), group \(group), mode \(mode))"
         }
-        let group = groupName(path: path) ?? "video"
+        guard let group = groupName(path: path) else {
+            // No group to join: only a udev rule (as Debian's give cameras) opens the node to users.
+            return "permission denied\(owner); the node is root's alone: give it to the 'video' group with a udev "
+                + "rule (GROUP=\"video\", MODE=\"0660\"), as Debian's rules do for cameras, then join that group"
+        }
         return
             "permission denied\(owner); join the '\(group)' group (sudo usermod -aG \(group) $USER, then log in again)"
     }

@@ -97,7 +97,8 @@ final class InputContainer: @unchecked Sendable {
         parameters.pointee.width = Int32(camera.request.width)
         parameters.pointee.height = Int32(camera.request.height)
         stream.pointee.time_base = AVRational(num: 1, den: 1_000_000)
-        if let rate = camera.request.frameRate {
+        // An HDMI input's rate is its signal's (the request leaves it to the input).
+        if let rate = camera.request.frameRate ?? camera.signal?.frameRate {
             stream.pointee.avg_frame_rate = AVRational(num: Int32(rate.numerator), den: Int32(rate.denominator))
             stream.pointee.r_frame_rate = stream.pointee.avg_frame_rate
         }

@@ -306,13 +306,24 @@ public enum ModeSelector {
         av_get_pix_fmt(name) != AV_PIX_FMT_NONE || avcodec_find_decoder_by_name(name) != nil
     }
 
-    /// "YUYV (yuyv422), NV12 (nv12), NV16 (not capturable by FFmpeg)".
+    /// "YUYV (yuyv422), NV12 (nv12)": the formats a reader captures, with the names FFmpeg gives
+    /// them; of a camera with many (vivid has 90), the first `listed`, how many more, and how
+    /// many cannot be recorded, pointing to `probe` for them all.
     static func offered(_ probe: CameraProbe) -> String {
         var seen = Set<String>()
-        return probe.formats.filter { seen.insert($0.fourcc).inserted }.map { f in
-            "\(f.fourcc.trimmingTrailingSpaces) (\(f.ffmpegName ?? "not capturable"))"
-        }.joined(separator: ", ")
+        let formats = probe.formats.filter { seen.insert($0.fourcc).inserted }
+        let recordable = formats.filter { $0.ffmpegName != nil }
+        var text = recordable.prefix(listed).map { "\($0.fourcc.trimmingTrailingSpaces) (\($0.ffmpegName ?? ""))" }
+            .joined(separator: ", ")
+        if recordable.count > listed { text += " and \(recordable.count - listed) more" }
+        let others = formats.count - recordable.count
+        if others > 0 { text += (text.isEmpty ? "" : "; ") + "\(others) that cannot be recorded" }
+        if recordable.count > listed || others > 0 { text += " (capture probe \(probe.path) lists them all)" }
+        return text
     }
+
+    /// Formats `offered` names one by one.
+    static let listed = 12
 
     /// Every (format, size) pair; a range gives the requested size when it lies on it, else the
     /// current size when it does, else its largest size.

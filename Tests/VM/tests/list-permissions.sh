@@ -39,6 +39,9 @@ check_eq "$denied (mode 600, root's) is listed as a camera" "true" "$(json "$lis
 check_eq "$denied is not accessible" "false" "$(json "$list" "(($cam) or {}).get('accessible')")"
 check "$denied: the reason mentions permission" \
     grep -qi 'permission' <<<"$(json "$list" "(($cam) or {}).get('reason')")"
+check "$denied: the reason gives its mode, and a udev rule as the fix for a node of root's group" \
+    grep -q "group root, mode 600); the node is root's alone: give it to the 'video' group with a udev rule" \
+    <<<"$(json "$list" "(($cam) or {}).get('reason')")"
 
 cam="next((c for c in d['cameras'] if c['name'] == '$open'), None)"
 check_eq "$open (mode 666) is listed as a camera" "true" "$(json "$list" "($cam) is not None")"
