@@ -91,7 +91,9 @@ struct RecordCommand: Command {
                 "--framerate", "fps",
                 help: "Frame rate to ask the camera for: 30, 30000/1001, or a name FFmpeg knows such as ntsc or pal."),
             .option(
-                "--input-format", "format", help: "The camera's pixel format: its fourcc (YUYV, NM12, MJPG) or FFmpeg's name for it (yuyv422, nv12, mjpeg).",
+                "--input-format", "format",
+                help:
+                    "The camera's pixel format: its fourcc (YUYV, NM12, MJPG) or FFmpeg's name for it (yuyv422, nv12, mjpeg).",
                 kind: .choices(FormatNames.cameraInputFormats)),
             .option(
                 "--pixel-format", "format", help: "Pixel format to record (h264: a 4:2:0 format such as nv12).",

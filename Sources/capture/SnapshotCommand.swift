@@ -35,7 +35,9 @@ struct SnapshotCommand: Command {
                 help: "Frame size to ask the camera for: 1280x720, or a name FFmpeg knows such as hd720 or vga.",
                 default: "the largest"),
             .option(
-                "--input-format", "format", help: "The camera's pixel format: its fourcc (YUYV, NM12, MJPG) or FFmpeg's name for it (yuyv422, nv12, mjpeg).",
+                "--input-format", "format",
+                help:
+                    "The camera's pixel format: its fourcc (YUYV, NM12, MJPG) or FFmpeg's name for it (yuyv422, nv12, mjpeg).",
                 kind: .choices(FormatNames.cameraInputFormats)),
             .option("--skip", "n", help: "Drop this many frames before the first picture (0: take the first)."),
             .option(
