@@ -305,6 +305,8 @@ extension InputSource {
         var next = self
         guard var request = native else { return next }
         request.adoptsSignal = true
+        // The rate is the new signal's: one set for the old would be the old's.
+        request.frameRate = nil
         request.sizeFollowsSignal = previous.map { $0.width == request.width && $0.height == request.height } ?? true
         next.native = request
         return next

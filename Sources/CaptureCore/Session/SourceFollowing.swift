@@ -18,15 +18,16 @@ extension RecordingSession {
     ///
     /// - Throws: the encoder's or the muxer's errors.
     func endChangedModes() throws(CaptureError) {
-        for track in tracks.cameras {
-            guard let follower = track.reader.follower, queue.waiting(lane: track.lane) == 0,
-                let change = follower.takeAnnouncement(), let video = track.video
-            else { continue }
-            try video.finish { (packet, stream) throws(CaptureError) in try self.mux(packet, stream: stream) }
-            let reason = "its source changed from \(change.from) to \(change.to)"
-            onWarning("\(track.device): \(reason); the next segment records the new mode")
-            onEvent?(RecordingEvent(event: .sourceChanged, device: track.device, reason: reason))
-        }
+        for track in tracks.cameras where queue.waiting(lane: track.lane) == 0 { try endChangedMode(track) }
+    }
+
+    /// Ends `track`'s old mode when its source's change was announced and not yet acted on.
+    private func endChangedMode(_ track: Track) throws(CaptureError) {
+        guard let change = track.reader.follower?.takeAnnouncement(), let video = track.video else { return }
+        try video.finish { (packet, stream) throws(CaptureError) in try self.mux(packet, stream: stream) }
+        let reason = "its source changed from \(change.from) to \(change.to)"
+        onWarning("\(track.device): \(reason); the next segment records the new mode")
+        onEvent?(RecordingEvent(event: .sourceChanged, device: track.device, reason: reason))
     }
 
     /// Builds the chain of a camera's new mode at the first packet read in it (of `generation`):
@@ -42,7 +43,8 @@ extension RecordingSession {
             var planned = plan.videos.first(where: { $0.device == track.source.device }),
             let index = reopened.input.firstStream(of: .video)
         else { return }
-        try old.finish { (packet, stream) throws(CaptureError) in try self.mux(packet, stream: stream) }
+        // The old mode's packets may all be gone before the loop got to end it between packets.
+        try endChangedMode(track)
         planned.source = reopened.source
         let info = reopened.input.info(of: index)
         let settled = try VideoNegotiation.negotiate(

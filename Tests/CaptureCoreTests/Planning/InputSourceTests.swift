@@ -145,7 +145,7 @@ import Testing
             Self.camera(probe), kind: .video, video: VideoRequest(frameSize: FrameDimensions(width: 1280, height: 720)),
             camera: probe)
         let following = try #require(own.following(signal: hd).native)
-        #expect(following.adoptsSignal && following.sizeFollowsSignal)
+        #expect(following.adoptsSignal && following.sizeFollowsSignal && following.frameRate == nil)
         let scaled = try InputSource.make(
             Self.camera(probe), kind: .video, video: VideoRequest(frameSize: FrameDimensions(width: 320, height: 180)),
             camera: probe)
