@@ -156,12 +156,18 @@ final class InputReader: @unchecked Sendable {
     private func recover(from error: FFmpegError, current: inout InputContainer?) -> InputContainer? {
         if case .changed(let from, let to)? = sourceChange, let follower {
             input = nil
-            guard
-                let reopened = follower.reopen(
-                    .init(from: from, to: to), old: &current, source: reading, signal: signal, stream: streamIndex,
-                    generation: generation + 1, interrupt: interrupt)
-            else {
-                queue.end(lane: lane, error: readError(error))
+            let outcome = follower.reopen(
+                .init(from: from, to: to), old: &current, source: reading, signal: signal, stream: streamIndex,
+                generation: generation + 1, interrupt: interrupt)
+            guard case .success(let reopened) = outcome else {
+                if case .failure(let why) = outcome {
+                    queue.end(
+                        lane: lane,
+                        error: .io(
+                            subject: name,
+                            reason: "its source changed from \(from) to \(to), and it could not be opened at the new "
+                                + "mode (\(why)); the segments are finalized up to there"))
+                }
                 return nil
             }
             (generation, reading, signal, sourceChange) = (generation + 1, reopened.source, reopened.input.signal, nil)

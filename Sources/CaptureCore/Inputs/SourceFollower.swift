@@ -38,27 +38,44 @@ final class SourceFollower: Sendable {
     /// go of `old` (the caller holds it nowhere else), waits until every packet of it is freed,
     /// then opens `source` again at the new mode (`InputSource.following`).
     ///
-    /// - Returns: the camera at its new mode; nil when the old buffers were not let go of within
-    ///   `releaseTimeout`, a stop came, or the camera did not open: the recording then ends as it
-    ///   does without segments.
+    /// - Returns: the camera at its new mode, or why not: the old buffers were not let go of
+    ///   within `releaseTimeout`, a stop came, or the camera did not open. The recording then
+    ///   ends as it does without segments.
     func reopen(
         _ change: Change, old: inout InputContainer?, source: InputSource, signal: SignalTimings?, stream: Int,
         generation: Int, interrupt: InterruptFlag
-    ) -> Reopened? {
+    ) -> Result<Reopened, CaptureError> {
         state.withLock { $0.announced = change }
-        weak var released = old
+        // The packets still in the recording hold the camera's stream, not the container.
+        weak var released = old?.deviceOwner
         old = nil
         let deadline = SessionClock.now() + Self.releaseTimeout
         while released != nil {
-            if interrupt.isRaised || SessionClock.now() > deadline { return nil }
+            if interrupt.isRaised { return .failure(.failed("stopped")) }
+            if SessionClock.now() > deadline {
+                return .failure(.failed("the old mode's buffers were still in use after 5 s"))
+            }
             usleep(10_000)
         }
         var next = source.following(signal: signal)
-        guard let input = try? next.open(interrupt: interrupt) else { return nil }
+        var input: InputContainer?
+        while input == nil {
+            do {
+                input = try next.open(interrupt: interrupt)
+            } catch {
+                // The last packet's thread may still be closing the old stream (a weak reference
+                // reads nil once its deinit has begun): busy for a moment more.
+                guard case .busy = error, SessionClock.now() < deadline, !interrupt.isRaised else {
+                    return .failure(error)
+                }
+                usleep(20_000)
+            }
+        }
+        guard let input else { return .failure(.failed("stopped")) }
         next.adopt(input.info(of: stream))
         let reopened = Reopened(generation: generation, source: next, input: input)
         state.withLock { $0.reopened = reopened }
-        return reopened
+        return .success(reopened)
     }
 
     /// The change announced since the last call, for the loop: it ends the old mode's stream.

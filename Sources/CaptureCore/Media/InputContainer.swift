@@ -112,6 +112,9 @@ final class InputContainer: @unchecked Sendable {
 
     /// The camera read by capture's own V4L2 reader; nil for an input opened through FFmpeg.
     private let camera: V4L2Stream?
+    /// What keeps the device open as long as it lives: the own reader's stream, which every packet
+    /// lent from its buffers holds (`V4L2Stream.lend`); the container itself otherwise.
+    var deviceOwner: AnyObject { camera ?? self }
 
     /// True for a camera read by capture's own V4L2 reader whose driver numbers its buffers
     /// (`V4L2Stream.numbersBuffers`): its packets say the frames lost before them.
