@@ -1,5 +1,5 @@
-/// The reader's pure helpers: what a given-up reconnect says, how a microphone's samples are
-/// gathered into blocks.
+/// The reader's pure helpers: what a given-up reconnect and a source not followed say, how a
+/// microphone's samples are gathered into blocks.
 extension InputReader {
     /// The error of a device lost for longer than the reconnect timeout.
     static func gaveUp(device: String, reason: String, timeout: Double) -> CaptureError {
@@ -7,6 +7,14 @@ extension InputReader {
             subject: device,
             reason: "the device was lost (\(reason)) and did not come back within \(DurationValue.text(timeout)) s; "
                 + "the file is finalized up to there")
+    }
+
+    /// The error of a camera whose source changed mode and could not be followed (`SourceFollower`).
+    static func notFollowed(_ device: String, _ from: String, _ to: String, _ why: CaptureError) -> CaptureError {
+        .io(
+            subject: device,
+            reason: "its source changed from \(from) to \(to), and it could not be opened at the new mode (\(why)); "
+                + "the segments are finalized up to there")
     }
 
     /// A coalescer for a PCM audio stream; nil for anything else.

@@ -39,11 +39,10 @@ final class InputReader: @unchecked Sendable {
     private var signal: SignalTimings?
     /// What the camera's source did that failed the last read (`InputContainer.sourceChange`).
     private var sourceChange: SourceChange?
-    /// Follows a source that changes mode; nil: such a change ends the lane with an error.
+    /// Follows a source that changes mode, or says why not; nil: a change ends the lane.
     let follower: SourceFollower?
     /// The source as opened last (at its latest mode), and how often it changed mode.
-    private var reading: InputSource
-    private var generation = 0
+    private var reading: InputSource, generation = 0
 
     init(
         input: InputContainer, stream: Int, source: InputSource, lane: Int, queue: PacketQueue,
@@ -154,19 +153,14 @@ final class InputReader: @unchecked Sendable {
     ///   queued hold the old input open; it closes as they go), the new one after.
     /// - Returns: the input opened again, or nil when the lane has ended.
     private func recover(from error: FFmpegError, current: inout InputContainer?) -> InputContainer? {
-        if case .changed(let from, let to)? = sourceChange, let follower {
+        if case .changed(let from, let to)? = sourceChange, let follower, follower.refusal == nil {
             input = nil
             let outcome = follower.reopen(
                 .init(from: from, to: to), old: &current, source: reading, signal: signal, stream: streamIndex,
                 generation: generation + 1, interrupt: interrupt)
             guard case .success(let reopened) = outcome else {
                 if case .failure(let why) = outcome {
-                    queue.end(
-                        lane: lane,
-                        error: .io(
-                            subject: name,
-                            reason: "its source changed from \(from) to \(to), and it could not be opened at the new "
-                                + "mode (\(why)); the segments are finalized up to there"))
+                    queue.end(lane: lane, error: Self.notFollowed(name, from, to, why))
                 }
                 return nil
             }
@@ -183,21 +177,24 @@ final class InputReader: @unchecked Sendable {
         current = nil
         switch waitForReturn(reconnect, reason: reason) {
         case .back(let reopened):
-            // An HDMI source back with another mode than the one recorded is a source change.
+            // An HDMI source back with another mode than the one recorded is a source change,
+            // followed as one (below, where nothing here holds the camera) when segments follow.
             if let before = signal, let now = reopened.signal, now != before {
                 sourceChange = .changed(from: before.description, to: now.description)
-                queue.end(lane: lane, error: readError(error))
-                return nil
+                current = reopened
+                break
             }
             input = reopened
             current = reopened
             return reopened
         case .stopped:
             queue.end(lane: lane, error: nil)
+            return nil
         case .gaveUp(let error):
             queue.end(lane: lane, error: error)
+            return nil
         }
-        return nil
+        return recover(from: error, current: &current)
     }
 
     /// A packet read from the device, stamped with its arrival and its time on the session
@@ -383,9 +380,10 @@ final class InputReader: @unchecked Sendable {
         let name = source.device.name
         switch sourceChange {
         case .changed(let from, let to):
+            let why = follower?.refusal.map { " (\($0))" } ?? ""
             return .io(
                 subject: name,
-                reason: "its source changed from \(from) to \(to); the file is finalized up to there. "
+                reason: "its source changed from \(from) to \(to); the file is finalized up to there\(why). "
                     + "Record again to take the new mode")
         case .signalLost(let why):
             return .io(subject: name, reason: "its input signal was lost (\(why)); the file is finalized up to there")

@@ -13,7 +13,7 @@ import Synchronization
 /// input published here, and the series starts its next segment with it.
 ///
 /// Threads: `reopen` runs on the reader's thread; the loop calls `takeAnnouncement` and
-/// `reopened(generation:)`.
+/// `takeReopened(generation:)`.
 final class SourceFollower: Sendable {
     /// The modes before and after, as `SourceChange.changed` names them.
     struct Change: Hashable, Sendable {
@@ -29,6 +29,12 @@ final class SourceFollower: Sendable {
     }
 
     private let state = Mutex<(announced: Change?, reopened: Reopened?)>((nil, nil))
+
+    /// Why a recording cut into files does not follow its camera's source (a preview, a second
+    /// camera ...), for the message that ends it; nil when it follows.
+    let refusal: String?
+
+    init(refusal: String? = nil) { self.refusal = refusal }
 
     /// Microseconds the reader waits for the old mode's buffers to be let go of: a muxer holds a
     /// frame until the other streams' packets pass it, a fraction of a second.
@@ -86,8 +92,13 @@ final class SourceFollower: Sendable {
         }
     }
 
-    /// The camera at its new mode for the packets of `generation`, once opened.
-    func reopened(generation: Int) -> Reopened? {
-        state.withLock { $0.reopened.flatMap { $0.generation == generation ? $0 : nil } }
+    /// The camera at its new mode for the packets of `generation`, once opened; taken once, so
+    /// that nothing here holds the camera open when its source changes again.
+    func takeReopened(generation: Int) -> Reopened? {
+        state.withLock { state in
+            guard let reopened = state.reopened, reopened.generation == generation else { return nil }
+            state.reopened = nil
+            return reopened
+        }
     }
 }

@@ -11,6 +11,17 @@ extension RecordingSession {
             && !outputs.outputs.isEmpty && outputs.outputs.allSatisfy(\.followsStreamChanges)
     }
 
+    /// The follower of a camera's source changes, for a recording cut into files: one that
+    /// follows them (`followsSourceChanges`), or says why it does not; nil for one file.
+    var sourceFollower: SourceFollower? {
+        guard plan.segments != nil || plan.playlist != nil || plan.clips != nil else { return nil }
+        return SourceFollower(
+            refusal: followsSourceChanges
+                ? nil
+                : "a source change is followed into the next segment only for one camera, encoded or raw, "
+                    + "written to a series of files alone: no preview, network stream, HLS playlist or event clips")
+    }
+
     /// Ends the old mode's stream of each camera whose source changed, once the loop has taken
     /// every packet read before the change: its encoder drains into the current segment and lets
     /// go of its last picture, so that the old mode's buffers go back to the camera, which is then
@@ -39,7 +50,7 @@ extension RecordingSession {
     /// - Throws: `.failed` when the decoder or encoder does not open, or the outputs cannot take
     ///   the new stream; the plan's errors for a mode the container cannot hold raw.
     func followSource(_ track: Track, generation: Int) throws(CaptureError) {
-        guard let reopened = track.reader.follower?.reopened(generation: generation), let old = track.video,
+        guard let reopened = track.reader.follower?.takeReopened(generation: generation), let old = track.video,
             var planned = plan.videos.first(where: { $0.device == track.source.device }),
             let index = reopened.input.firstStream(of: .video)
         else { return }

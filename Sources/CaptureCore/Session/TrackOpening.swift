@@ -118,7 +118,7 @@ extension RecordingSession {
             source.live ? Self.liveVideoCapacity(rate: rate, frameBytes: input.rawPassThroughSize(of: index)) : 2
         let lane = queue.addLane(live: source.live, dropsOldest: source.live, capacity: capacity)
         let reader = makeReader(
-            input, stream: index, source: source, lane: lane, follower: followsSourceChanges ? SourceFollower() : nil)
+            input, stream: index, source: source, lane: lane, follower: sourceFollower)
         let track = Track(chain: .video(path), source: source, input: info, reader: reader)
         track.encoderBudget = opened?.budget
         track.encoderName = opened?.encoder.name

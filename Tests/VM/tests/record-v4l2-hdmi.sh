@@ -3,7 +3,8 @@
 # reader, which sees its source change: a source that changes mode mid-recording ends it with
 # exit 74, the file finalized and the message naming the old and new mode (as v4l2-ctl
 # --query-dv-timings gives them); with segments, the segment going ends with the old mode's last
-# frame and the next starts at the new mode, and the recording goes on; a source change event
+# frame and the next starts at the new mode, and the recording goes on, there and back, also
+# when the signal comes back in another mode with --reconnect; a source change event
 # that leaves the mode as it was is no
 # change; a lost signal ends it with 74, or with --reconnect is waited for like a lost device;
 # no signal at the start is exit 69. vivid's "DV Timings Signal Mode" and "DV Timings" controls
@@ -53,6 +54,20 @@ print(pick[0])'
 }
 
 reset_signal() { v4l2-ctl -d $cam -c dv_timings_signal_mode=$current; }
+
+# The index of the first "DV Timings" menu entry whose name starts with NAME.
+timings_index() { # NAME
+    v4l2-ctl -d $cam --list-ctrls-menus |
+        awk -v name="$1" '/dv_timings /{ f = 1; next } f && index($2, name) == 1 { sub(":", "", $1); print $1; exit }'
+}
+
+# Gives the input 720p60 again after capture set it to another mode it followed: the source sends
+# 720p60 (the menu's entry, "selected" mode), the input takes it, and sends its current timings.
+restore_timings() {
+    v4l2-ctl -d $cam -c dv_timings="$(timings_index 1280x720p60)",dv_timings_signal_mode=$selected
+    v4l2-ctl -d $cam --set-dv-bt-timings query >/dev/null
+    v4l2-ctl -d $cam -c dv_timings="$index",dv_timings_signal_mode=$current
+}
 
 check_eq "probe: the input has DV timings" true "$("$CAPTURE" probe $cam --json | json /dev/stdin 'd["camera"]["input"].get("dv_timings")')"
 check "probe: its text says so" grep -q "Input .*: 0 (HDMI 0), DV timings" <("$CAPTURE" probe $cam)
@@ -120,48 +135,58 @@ dur=$(value "$out/change.mkv" format=duration)
 check "source change: the file lasts at least 1.5 s ($dur)" test "${dur%%.*}" -ge 1
 finished change
 
-# With segments the recording follows the source: the segment going ends with the old mode's
-# last frame, the next starts with the new mode's first (the new timings' rate; the frame size
-# asked for, which vivid scales to), and the recording runs to its end. The microphone (the test
-# tone) records on across the change, its samples split between the files.
+# With segments the recording follows the source, there and back: each change ends the segment
+# going with the old mode's last frame, and the next starts with the new mode's first (the new
+# timings' rate; the frame size asked for, which vivid scales to); the recording runs to its end.
+# The microphone (the test tone) records on across the changes, its samples split between files.
 mkdir "$out/series"
-"$CAPTURE" record --video $cam --video-size 320x180 --codec raw --audio test --json --duration 6 \
+"$CAPTURE" record --video $cam --video-size 320x180 --codec raw --audio test --json --duration 7 \
     --segment-time 60 "$out/series/part-%n.mkv" >"$VM_OUT/series.out" 2>"$VM_OUT/series.err" &
 pid=$!
 appeared "$out/series/part-0001.mkv" >/dev/null || true
 sleep 1.5
 v4l2-ctl -d $cam -c dv_timings_signal_mode=$selected
 after=$(query_mode)
+sleep 2
+# Back: the source sends 720p60 again (the input's current timings are now capture's new mode).
+v4l2-ctl -d $cam -c dv_timings="$(timings_index 1280x720p60)"
 rc=0
 wait $pid || rc=$?
-reset_signal
+restore_timings
+check_eq "the input is back at 720p60" "$before" "$(query_mode)"
 check_eq "segments: exit 0" 0 "$rc"
 check "segments: stderr says the next segment records the new mode" \
     grep -qF "$cam: its source changed from $before to $after; the next segment records the new mode" \
     "$VM_OUT/series.err"
-check_eq "segments: the change is an event" "its source changed from $before to $after" \
+check "segments: and again on the way back" \
+    grep -qF "$cam: its source changed from $after to $before; the next segment records the new mode" \
+    "$VM_OUT/series.err"
+check_eq "segments: the changes are events" "its source changed from $before to $after
+its source changed from $after to $before" \
     "$(json "$VM_OUT/series.out" '[e["reason"] for e in events if e["event"] == "source_changed"]')"
-check_eq "segments: two files" "part-0001.mkv part-0002.mkv" "$(cd "$out/series" && echo *)"
+check_eq "segments: three files" "part-0001.mkv part-0002.mkv part-0003.mkv" "$(cd "$out/series" && echo *)"
 rates=()
-for part in 1 2; do
+in_files=0
+for part in 1 2 3; do
     file=$out/series/part-000$part.mkv
     check "segments: part $part decodes cleanly" clean "$file"
     check_eq "segments: part $part is 320x180" "320,180" "$(value "$file" stream=width,height v:0 | paste -sd,)"
-    rates+=("$(value "$file" stream=r_frame_rate v:0)")
+    rates+=("$(value "$file" stream=r_frame_rate v:0 | awk -F/ '{ printf "%g fps", $1 / $2 }')")
+    in_files=$((in_files + $(packets "$file")))
 done
-check_eq "segments: the first at 60 fps, the second at the new mode's rate" "60/1 ${after##* at }" \
-    "${rates[0]} $(echo "${rates[1]}" | awk -F/ '{ printf "%g fps", $1 / $2 }')"
-written=$(json "$VM_OUT/series.out" 'd["video"]["frames_written"]')
-in_files=$(($(packets "$out/series/part-0001.mkv") + $(packets "$out/series/part-0002.mkv")))
-check_eq "segments: the files hold the frames written" "$written" "$in_files"
+check_eq "segments: at 60 fps, then the new mode's rate, then 60 fps again" "60 fps ${after##* at } 60 fps" \
+    "${rates[*]}"
+check_eq "segments: the files hold the frames written" "$(json "$VM_OUT/series.out" 'd["video"]["frames_written"]')" \
+    "$in_files"
 audio_seconds() { # FILE: the seconds its audio packets last
     ffprobe -v error -select_streams a:0 -show_entries packet=duration_time -of csv=p=0 "$1" |
         awk '{ s += $1 } END { printf "%.3f", s }'
 }
-sound=$(audio_seconds "$out/series/part-0001.mkv")+$(audio_seconds "$out/series/part-0002.mkv")
+sound=0
+for part in 1 2 3; do sound=$sound+$(audio_seconds "$out/series/part-000$part.mkv"); done
 samples=$(json "$VM_OUT/series.out" 'd["audio"]["samples"] / d["audio"]["sample_rate"]')
-check "segments: the audio in both files is the summary's ($sound s, $samples s) and lasts 6 +- 0.1 s" \
-    "$VM_PYTHON" -c "import sys; sys.exit(0 if abs($sound - $samples) < 0.05 and abs($sound - 6) <= 0.1 else 1)"
+check "segments: the audio in the files is the summary's ($sound s, $samples s) and lasts 7 +- 0.1 s" \
+    "$VM_PYTHON" -c "import sys; s = $sound; sys.exit(0 if abs(s - $samples) < 0.05 and abs(s - 7) <= 0.1 else 1)"
 
 # The signal goes away: exit 74.
 record lost --duration 20
@@ -191,6 +216,29 @@ hole=$(ffprobe -v error -select_streams v:0 -show_entries packet=pts_time -of cs
     "$VM_PYTHON" -I -S -c 'import sys; t = sorted(float(l) for l in sys.stdin if l.strip()); print(int(max(b - a for a, b in zip(t, t[1:])) * 10))')
 check "signal lost, --reconnect: the file has the hole (${hole} tenths)" test "$hole" -ge 25
 finished back
+
+# With segments and --reconnect, a signal that comes back in another mode is followed as a
+# change: the next segment records it, and the recording runs to its end.
+mkdir "$out/back-series"
+"$CAPTURE" record --video $cam --video-size 320x180 --codec raw --json --duration 7 --reconnect --segment-time 60 \
+    "$out/back-series/part-%n.mkv" >"$VM_OUT/back-series.out" 2>"$VM_OUT/back-series.err" &
+pid=$!
+appeared "$out/back-series/part-0001.mkv" >/dev/null || true
+sleep 1.5
+v4l2-ctl -d $cam -c dv_timings_signal_mode=$no_signal
+sleep 1.5
+v4l2-ctl -d $cam -c dv_timings_signal_mode=$selected
+rc=0
+wait $pid || rc=$?
+restore_timings
+check_eq "back in another mode, segments: exit 0" 0 "$rc"
+check_eq "back in another mode, segments: two files" "part-0001.mkv part-0002.mkv" \
+    "$(cd "$out/back-series" && echo *)"
+check_eq "back in another mode, segments: the second at the new mode's rate" "${after##* at }" \
+    "$(value "$out/back-series/part-0002.mkv" stream=r_frame_rate v:0 | awk -F/ '{ printf "%g fps", $1 / $2 }')"
+for part in 1 2; do
+    check "back in another mode, segments: part $part decodes cleanly" clean "$out/back-series/part-000$part.mkv"
+done
 
 # No signal at the start: nothing to record.
 v4l2-ctl -d $cam -c dv_timings_signal_mode=$no_signal

@@ -90,7 +90,8 @@ import Testing
         let listener = try Self.puller(
             ["-f", "mpegts", "-i", "srt://127.0.0.1:\(port)?mode=listener&listen_timeout=30000000"], to: received,
             in: scratch)
-        try await Task.sleep(for: .seconds(0.7))
+        // Listening, whatever the load: a fixed pause left a busy machine's listener not ready.
+        try RTSPServer.waitUntilListening(port: port, server: listener, udp: true)
         let url = "srt://127.0.0.1:\(port)?passphrase=\(Self.key)xyz"
         let exit = try await RealTimeSlots.run {
             try await onOwnThread {
@@ -114,7 +115,8 @@ import Testing
         let listener = try Self.puller(
             ["-f", "mpegts", "-i", "srt://127.0.0.1:\(port)?mode=listener&listen_timeout=30000000"], to: received,
             in: scratch)
-        try await Task.sleep(for: .seconds(0.7))
+        // Listening, whatever the load: a fixed pause left a busy machine's listener not ready.
+        try RTSPServer.waitUntilListening(port: port, server: listener, udp: true)
         let exit = try await RealTimeSlots.run {
             try await onOwnThread {
                 let process = try ChildProcess.realTime(

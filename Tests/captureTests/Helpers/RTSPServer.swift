@@ -60,28 +60,29 @@ enum RTSPServer {
         return server
     }
 
-    /// Waits until `port` of 127.0.0.1 is in the LISTEN state, as /proc/net/tcp shows it. A
-    /// test connection would not do: ffmpeg's listener takes the first one for its publisher.
+    /// Waits until `port` of 127.0.0.1 is in the LISTEN state, as /proc/net/tcp shows it, or with
+    /// `udp` bound, as /proc/net/udp shows it (an SRT listener). A test connection would not do:
+    /// ffmpeg's listener takes the first one for its publisher.
     ///
     /// The server either listens or ends; the limit only catches one that hangs. It is generous:
     /// GStreamer's first start on a fresh machine builds its plugin registry, which took over 20 s
     /// on two busy cores.
-    static func waitUntilListening(port: Int, server: ChildProcess) throws {
+    static func waitUntilListening(port: Int, server: ChildProcess, udp: Bool = false) throws {
         let local = String(format: "0100007F:%04X", port)
         let deadline = Date().addingTimeInterval(120)
         while Date() < deadline {
-            let table = (try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8)) ?? ""
+            let table = (try? String(contentsOfFile: udp ? "/proc/net/udp" : "/proc/net/tcp", encoding: .utf8)) ?? ""
             let listening = table.split(separator: "\n").contains { line in
                 let fields = line.split(separator: " ")
-                return fields.count > 3 && fields[1] == local && fields[3] == "0A"
+                return fields.count > 3 && fields[1] == local && (udp || fields[3] == "0A")
             }
             if listening { return }
             if let exit = server.wait(timeout: 0) {
-                throw MediaServer.ServerFailed(what: "the RTSP server ended (\(exit)): \(server.stderr)")
+                throw MediaServer.ServerFailed(what: "the server on port \(port) ended (\(exit)): \(server.stderr)")
             }
             Thread.sleep(forTimeInterval: 0.05)
         }
-        throw MediaServer.ServerFailed(what: "the RTSP server did not listen on \(port) within 120 s")
+        throw MediaServer.ServerFailed(what: "the server did not listen on port \(port) within 120 s")
     }
 
     /// Stops a server that is still running (SIGINT: ffmpeg finishes its file) and waits for it.
