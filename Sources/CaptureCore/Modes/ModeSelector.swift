@@ -348,10 +348,16 @@ public enum ModeSelector {
         }
     }
 
-    /// Raw before compressed; the current format first; then the driver's order.
+    /// Raw before compressed, a sensor's Bayer mosaic last (it needs demosaicing, and most
+    /// containers cannot hold it raw: it is recorded when asked for, or when nothing else reaches
+    /// the mode, never because another program left the camera in it); the current format first;
+    /// then the driver's order.
     static func preferenceOrder(_ formats: [CameraFormat], current: String?) -> [String: Int] {
         let ordered = formats.enumerated().sorted { a, b in
-            func rank(_ f: CameraFormat) -> Int { (f.compressed ? 2 : 0) + (f.fourcc == current ? 0 : 1) }
+            func rank(_ f: CameraFormat) -> Int {
+                (f.ffmpegName?.hasPrefix("bayer_") == true ? 4 : 0) + (f.compressed ? 2 : 0)
+                    + (f.fourcc == current ? 0 : 1)
+            }
             return rank(a.element) != rank(b.element) ? rank(a.element) < rank(b.element) : a.offset < b.offset
         }
         var order: [String: Int] = [:]

@@ -99,6 +99,20 @@ import Testing
         }
     }
 
+    /// The current format comes first among equals, unless it is a Bayer mosaic another program
+    /// left the camera in: that is recorded only when asked for.
+    @Test func theCurrentFormatFirstButABayerMosaicLast() throws {
+        var probe = VividFixtures.webcam
+        let nv12 = try #require(probe.formats.firstIndex { $0.fourcc == "NV12" })
+        probe.current?.fourcc = "NV12"
+        #expect(try select(probe, size: "640x480").fourcc == "NV12")
+        probe.formats[nv12].fourcc = "RGGB"
+        probe.formats[nv12].ffmpegName = "bayer_rggb8"
+        probe.current?.fourcc = "RGGB"
+        #expect(try select(probe, size: "640x480").fourcc == "YUYV")
+        #expect(try select(probe, size: "640x480", format: "RGGB").fourcc == "RGGB")
+    }
+
     @Test func copyNeedsACompressedFormat() {
         #expect(
             notSupportedReason { () throws(CaptureError) in try select(VividFixtures.webcam, copy: true) }?.contains(

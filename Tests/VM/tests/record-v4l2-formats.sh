@@ -15,6 +15,12 @@ cam=/dev/video10
 out=$(mktemp -d) # the guest's own memory: raw frames stay off the shared folder
 "$CAPTURE" --version >/dev/null # the first start under emulation is the slowest
 v4l2-ctl -d $cam -c osd_text_mode=2
+# Tests in the same boot share the camera: its format goes back as it was found.
+camera_format() { # as v4l2-ctl -v takes it
+    v4l2-ctl -d $cam -V | awk -F"[:/']+" '/Width\/Height/ { w = $3 + 0; h = $4 + 0 } /Pixel Format/ { f = $3 }
+        END { printf "width=%d,height=%d,pixelformat=%s", w, h, f }'
+}
+found=$(camera_format)
 
 check_eq "probe: exit 0" 0 "$(run probe "$CAPTURE" probe --json $cam)"
 # The driver's descriptions of the formats ffmpeg's v4l2 input cannot capture.
@@ -44,5 +50,7 @@ check "YVYU through FFmpeg's reader: it cannot capture it" \
 check "no file" test ! -e "$out/vyuy.nut" -a ! -e "$out/y.nut"
 
 v4l2-ctl -d $cam -c osd_text_mode=0
+v4l2-ctl -d $cam -v "$found"
+check_eq "the camera's format is as found" "$found" "$(camera_format)"
 rm -rf "$out"
 finish
