@@ -53,7 +53,7 @@ final class SourceFollower: Sendable {
     ) -> Result<Reopened, CaptureError> {
         state.withLock { $0.announced = change }
         // The packets still in the recording hold the camera's stream, not the container.
-        weak var released = old?.deviceOwner
+        weak let released = old?.deviceOwner
         old = nil
         let deadline = SessionClock.now() + Self.releaseTimeout
         while released != nil {
